@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Debian packages some tests use. Idempotent; a no-op when everything is present.
+set -euo pipefail
+need=()
+command -v rg >/dev/null 2>&1 || need+=(ripgrep)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "install-system-deps: missing ${need[*]} and cannot apt-get install; tests that need them will fail" >&2
+  fi
+fi

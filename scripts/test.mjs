@@ -1,0 +1,12 @@
+// `pnpm test`: the whole suite. Clears old reports, runs every package's tests through turbo,
+// then prints one closing line with the totals. Exits non-zero if anything failed.
+import { spawnSync } from 'node:child_process'
+import { readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+
+for (const name of readdirSync('packages'))
+  rmSync(join('packages', name, '.vitest-report.json'), { force: true })
+const args = ['run', 'test', '--concurrency=1', ...process.argv.slice(2)]
+const run = spawnSync('turbo', args, { stdio: 'inherit' })
+const summary = spawnSync(process.execPath, ['scripts/test-summary.mjs'], { stdio: 'inherit' })
+process.exit(run.status || summary.status || 0)
