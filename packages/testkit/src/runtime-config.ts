@@ -1,0 +1,86 @@
+/** A JSON object (opencode config fragment). */
+export type JsonObject = { [key: string]: unknown }
+
+/** Provider id and model id of the scripted model in the generated config: `fake/fake-1`. */
+export const FAKE_PROVIDER_ID = 'fake'
+export const FAKE_MODEL_ID = 'fake-1'
+
+/**
+ * The gateway's agent profiles plus the `guarded` test agent, as opencode `agent` config.
+ * Permission keys are evaluated in order with the last match winning, so the wildcard comes first.
+ * Custom agents default to `question: deny`, hence the explicit allow everywhere.
+ */
+export const AGENT_PROFILES = {
+  remote: {
+    mode: 'primary',
+    description: 'Gateway chat profile: every tool denied except question',
+    permission: { '*': 'deny', question: 'allow' },
+  },
+  'remote-read': {
+    mode: 'primary',
+    description: 'Gateway read-only profile: wildcard deny plus read-only tools',
+    permission: {
+      '*': 'deny',
+      read: 'allow',
+      grep: 'allow',
+      glob: 'allow',
+      list: 'allow',
+      question: 'allow',
+    },
+  },
+  'remote-full': {
+    mode: 'primary',
+    description: 'Gateway full profile: bash and edits ask, others default',
+    permission: { question: 'allow', bash: 'ask', edit: 'ask' },
+  },
+  guarded: {
+    mode: 'primary',
+    description: 'Test agent: bash and edits ask for permission',
+    permission: { bash: 'ask', edit: 'ask', question: 'allow' },
+  },
+} as const satisfies Record<string, JsonObject>
+
+/** Agent names defined by the generated config. */
+export type AgentProfileName = keyof typeof AGENT_PROFILES
+
+/**
+ * The runtime config the harness writes to `OPENCODE_CONFIG_DIR/opencode.json`: the scripted
+ * provider as default and small (title) model, only that provider enabled, and the agent profiles.
+ * `extra` is deep-merged on top (objects merge, everything else replaces).
+ */
+export function buildRuntimeConfig(modelBaseURL: string, extra: JsonObject = {}): JsonObject {
+  const base: JsonObject = {
+    $schema: 'https://opencode.ai/config.json',
+    autoupdate: false,
+    share: 'disabled',
+    model: `${FAKE_PROVIDER_ID}/${FAKE_MODEL_ID}`,
+    small_model: `${FAKE_PROVIDER_ID}/${FAKE_MODEL_ID}`,
+    enabled_providers: [FAKE_PROVIDER_ID],
+    provider: {
+      [FAKE_PROVIDER_ID]: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Scripted model (testkit)',
+        options: { baseURL: modelBaseURL, apiKey: 'fake-key' },
+        models: {
+          [FAKE_MODEL_ID]: { name: 'Fake One', tool_call: true, limit: { context: 100_000, output: 4096 } },
+        },
+      },
+    },
+    agent: structuredClone(AGENT_PROFILES),
+  }
+  return deepMerge(base, extra)
+}
+
+/** Deep merge of plain objects; arrays and scalars from `patch` replace. Inputs are not mutated. */
+export function deepMerge(target: JsonObject, patch: JsonObject): JsonObject {
+  const out: JsonObject = { ...target }
+  for (const [key, value] of Object.entries(patch)) {
+    const current = out[key]
+    out[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value
+  }
+  return out
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

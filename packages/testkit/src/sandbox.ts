@@ -1,0 +1,122 @@
+import { spawnSync } from 'node:child_process'
+import {
+  chmodSync,
+  chownSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { JsonObject } from './runtime-config.ts'
+
+/** A user id / group id pair the runtime process runs as. */
+export interface ProcessUser {
+  uid: number
+  gid: number
+}
+
+/** The directories of one runtime, all inside `tempDir` (except a caller-given workspace). */
+export interface Sandbox {
+  tempDir: string
+  workspace: string
+  home: string
+  /** XDG_CONFIG_HOME; holds an empty, read-only `opencode/` so the global config dir exists. */
+  configHome: string
+  dataHome: string
+  stateHome: string
+  cacheHome: string
+  tmp: string
+  /** OPENCODE_CONFIG_DIR with the generated `opencode.json`; read-only for the runtime user. */
+  configDir: string
+}
+
+export interface SandboxOptions {
+  config: JsonObject
+  /** Parent of the temp dir; default `os.tmpdir()`. */
+  parent?: string
+  /** Existing workspace to use instead of `<tempDir>/workspace`. */
+  workspace?: string
+  /** Run as this user (when the harness runs as root); writable dirs are chowned to it. */
+  user?: ProcessUser
+  /** `git init` the workspace (as the runtime user). */
+  gitInit?: boolean
+}
+
+/**
+ * Creates the temp dir layout. The config dirs must not be writable by the runtime's user: that is
+ * what stops opencode's background npm install of `@opencode-ai/plugin` into each config dir.
+ * As root (whose access checks always pass) that means running the runtime as another user (`user`)
+ * with root-owned config dirs; as a normal user the config dirs are made read-only (0555).
+ */
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const tempDir = mkdtempSync(join(options.parent ?? tmpdir(), 'agentgate-runtime-'))
+  const dir = (name: string): string => {
+    const path = join(tempDir, name)
+    mkdirSync(path, { recursive: true, mode: 0o700 })
+    return path
+  }
+  const sandbox: Sandbox = {
+    tempDir,
+    workspace: options.workspace ? resolve(options.workspace) : dir('workspace'),
+    home: dir('home'),
+    configHome: dir('config'),
+    dataHome: dir('data'),
+    stateHome: dir('state'),
+    cacheHome: dir('cache'),
+    tmp: dir('tmp'),
+    configDir: dir('opencode-config'),
+  }
+  const globalConfigDir = join(sandbox.configHome, 'opencode')
+  mkdirSync(globalConfigDir, { recursive: true })
+  writeFileSync(join(sandbox.configDir, 'opencode.json'), `${JSON.stringify(options.config, null, 2)}\n`)
+
+  const writable = [sandbox.home, sandbox.dataHome, sandbox.stateHome, sandbox.cacheHome, sandbox.tmp]
+  if (!options.workspace) writable.push(sandbox.workspace)
+  const readOnly = [sandbox.configHome, globalConfigDir, sandbox.configDir]
+  const { user } = options
+  if (user) {
+    // Root-owned 0755 config dirs and 0644 files: readable, not writable, for the runtime user.
+    chmodSync(tempDir, 0o755)
+    for (const path of readOnly) chmodSync(path, 0o755)
+    chmodSync(join(sandbox.configDir, 'opencode.json'), 0o644)
+    for (const path of writable) chownSync(path, user.uid, user.gid)
+    if (options.workspace) chownTree(sandbox.workspace, user)
+  } else {
+    chmodSync(join(sandbox.configDir, 'opencode.json'), 0o444)
+    for (const path of readOnly) chmodSync(path, 0o555)
+  }
+  if (options.gitInit) {
+    const git = spawnSync('git', ['init', '-q'], {
+      cwd: sandbox.workspace,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sandbox.home },
+      ...(user ?? {}),
+    })
+    if (git.status !== 0) throw new Error(`testkit: git init failed: ${git.stderr?.toString() ?? ''}`)
+  }
+  return sandbox
+}
+
+/** Removes the temp dir (restoring write permission on read-only dirs first). Never throws. */
+export function removeSandbox(sandbox: Sandbox): void {
+  for (const path of [sandbox.configHome, join(sandbox.configHome, 'opencode'), sandbox.configDir]) {
+    try {
+      chmodSync(path, 0o755)
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(sandbox.tempDir, { recursive: true, force: true, maxRetries: 3 })
+}
+
+/** Recursively chowns a caller-given workspace so the unprivileged runtime can write in it. */
+function chownTree(path: string, user: ProcessUser): void {
+  const stat = lstatSync(path)
+  lchownSync(path, user.uid, user.gid)
+  if (!stat.isDirectory()) return
+  for (const name of readdirSync(path)) chownTree(join(path, name), user)
+}

@@ -1,0 +1,209 @@
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RuntimeHandle, type Stack, startRuntime, startStack, waitFor } from '../src/index.ts'
+
+// End-to-end: the real opencode binary with the scripted model. Plain fetch + Basic auth only.
+
+interface MessageEntry {
+  info: {
+    id: string
+    role: string
+    time: { completed?: number }
+    finish?: string
+    error?: { name: string; data?: Record<string, unknown> }
+  }
+  parts: Array<{ type: string; text?: string; tool?: string; state?: { status: string; output?: string } }>
+}
+
+let stack: Stack
+let runtime: RuntimeHandle
+
+async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await runtime.fetch(path, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  if (!response.ok) throw new Error(`${method} ${path} → ${response.status}: ${await response.text()}`)
+  const text = await response.text()
+  return (text ? JSON.parse(text) : undefined) as T
+}
+
+async function startTurn(text: string, agent?: string): Promise<string> {
+  const session = await api<{ id: string }>('POST', '/session', agent ? { agent } : {})
+  await api('POST', `/session/${session.id}/prompt_async`, {
+    ...(agent ? { agent } : {}),
+    parts: [{ type: 'text', text }],
+  })
+  return session.id
+}
+
+/** Waits until the session is idle and its last assistant message is finished; returns all messages. */
+async function finishedTurn(sessionId: string, timeoutMs = 15_000): Promise<MessageEntry[]> {
+  return waitFor(
+    async () => {
+      const status = await api<Record<string, unknown>>('GET', '/session/status')
+      if (status[sessionId]) return undefined
+      const messages = await api<MessageEntry[]>('GET', `/session/${sessionId}/message`)
+      const last = messages.at(-1)
+      return last?.info.role === 'assistant' && last.info.time.completed ? messages : undefined
+    },
+    { timeoutMs, intervalMs: 100, description: `turn of ${sessionId} finished` },
+  )
+}
+
+const textOf = (messages: MessageEntry[]): string =>
+  messages
+    .filter((m) => m.info.role === 'assistant')
+    .flatMap((m) => m.parts.filter((p) => p.type === 'text').map((p) => p.text))
+    .join('')
+
+beforeAll(async () => {
+  stack = await startStack()
+  runtime = stack.runtime
+})
+
+afterAll(async () => {
+  await stack?.stop()
+})
+
+describe('startRuntime against the real opencode binary', () => {
+  it('reports start timings and a healthy server', async () => {
+    expect(runtime.listeningMs).toBeGreaterThan(0)
+    expect(runtime.startupMs).toBeGreaterThanOrEqual(runtime.listeningMs)
+    console.log(`runtime start: listening ${runtime.listeningMs} ms, healthy ${runtime.startupMs} ms`)
+    expect(await api('GET', '/global/health')).toEqual({ healthy: true, version: '1.18.33' })
+  })
+
+  it('answers 401 without the Basic credentials', async () => {
+    const response = await fetch(`${runtime.url}/global/health`)
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toMatch(/^Basic/)
+  })
+
+  it('completes a scripted text turn', async () => {
+    const marker = stack.model.script([{ text: 'hello from the script' }])
+    const sessionId = await startTurn(`say hello ${marker}`)
+    const messages = await finishedTurn(sessionId)
+    expect(textOf(messages)).toBe('hello from the script')
+    expect(messages.at(-1)?.info.finish).toBe('stop')
+    const recorded = stack.model.requestsFor(marker)
+    expect(recorded).toHaveLength(1)
+    expect(recorded[0]?.sessionId).toBe(sessionId)
+  })
+
+  it('runs a tool call and feeds its result to the next step', async () => {
+    const marker = stack.model.script([
+      { toolCall: { name: 'bash', input: { command: 'echo round-trip-ok', description: 'echo' } } },
+      (request) => ({ text: `tool said: ${request.toolResults.join('').trim()}` }),
+    ])
+    const messages = await finishedTurn(await startTurn(`run it ${marker}`))
+    expect(textOf(messages)).toBe('tool said: round-trip-ok')
+    expect(stack.model.requestsFor(marker).map((r) => r.step)).toEqual([0, 1])
+  })
+
+  it('keeps concurrent sessions on their own step of the same script', async () => {
+    const marker = stack.model.script([
+      { toolCall: { name: 'bash', input: { command: 'echo one', description: 'echo' } } },
+      { text: 'second step' },
+    ])
+    const ids = await Promise.all([1, 2, 3].map((n) => startTurn(`session ${n} ${marker}`)))
+    const turns = await Promise.all(ids.map((id) => finishedTurn(id)))
+    for (const messages of turns) expect(textOf(messages)).toBe('second step')
+    expect(stack.model.requestsFor(marker)).toHaveLength(6)
+  })
+
+  it('turns a bash call under the guarded agent into a pending permission', async () => {
+    const marker = stack.model.script([
+      { toolCall: { name: 'bash', input: { command: 'echo guarded', description: 'echo' } } },
+      { text: 'after permission' },
+    ])
+    const sessionId = await startTurn(`guarded ${marker}`, 'guarded')
+    type Ask = { id: string; sessionID: string; permission: string; patterns: string[] }
+    const ask = await waitFor(async () =>
+      (await api<Ask[]>('GET', '/permission')).find((p) => p.sessionID === sessionId),
+    )
+    expect(ask).toMatchObject({ permission: 'bash', patterns: ['echo guarded'] })
+    await api('POST', `/permission/${ask.id}/reply`, { reply: 'once' })
+    expect(textOf(await finishedTurn(sessionId))).toBe('after permission')
+  })
+
+  it('turns a question tool call into a pending question', async () => {
+    const marker = stack.model.script([
+      {
+        toolCall: {
+          name: 'question',
+          input: {
+            questions: [
+              {
+                question: 'Which colour?',
+                header: 'Colour',
+                options: [
+                  { label: 'Blue', description: 'b' },
+                  { label: 'Red', description: 'r' },
+                ],
+              },
+            ],
+          },
+        },
+      },
+      (request) => ({ text: request.toolResults.join('').includes('Blue') ? 'you chose blue' : 'no answer' }),
+    ])
+    const sessionId = await startTurn(`ask me ${marker}`, 'remote')
+    type Question = { id: string; sessionID: string; questions: Array<{ question: string }> }
+    const question = await waitFor(async () =>
+      (await api<Question[]>('GET', '/question')).find((q) => q.sessionID === sessionId),
+    )
+    expect(question.questions[0]?.question).toBe('Which colour?')
+    await api('POST', `/question/${question.id}/reply`, { answers: [['Blue']] })
+    expect(textOf(await finishedTurn(sessionId))).toBe('you chose blue')
+  })
+
+  it('fails the turn fast on a scripted non-retryable error', async () => {
+    const marker = stack.model.script([{ error: { message: 'scripted failure' } }])
+    const started = Date.now()
+    const messages = await finishedTurn(await startTurn(`fail ${marker}`), 10_000)
+    expect(Date.now() - started).toBeLessThan(10_000)
+    const error = messages.at(-1)?.info.error
+    expect(error?.name).toBe('APIError')
+    expect(error?.data).toMatchObject({ statusCode: 400, isRetryable: false })
+    expect(stack.model.requestsFor(marker)).toHaveLength(1)
+  })
+
+  it('aborting a slow turn disconnects the model stream', async () => {
+    const marker = stack.model.script([
+      { text: ['slow ', 'answer ', 'never ', 'finishes'], intervalMs: 2_000 },
+    ])
+    const sessionId = await startTurn(`slow ${marker}`)
+    await stack.model.waitForRequest((r) => r.scriptId === marker.slice(9, -2))
+    await api('POST', `/session/${sessionId}/abort`)
+    const messages = await finishedTurn(sessionId)
+    expect(messages.at(-1)?.info.error?.name).toBe('MessageAbortedError')
+    await waitFor(() => stack.model.requestsFor(marker)[0]?.outcome === 'aborted')
+  })
+
+  it('never installs npm packages into the config dirs', () => {
+    const { sandbox } = runtime
+    for (const dir of [sandbox.configDir, join(sandbox.configHome, 'opencode')]) {
+      expect(readdirSync(dir).sort()).toEqual(dir === sandbox.configDir ? ['opencode.json'] : [])
+    }
+    expect(existsSync(join(sandbox.home, '.npm'))).toBe(false)
+    expect(existsSync(join(sandbox.cacheHome, 'opencode', 'packages'))).toBe(false)
+    const paths = new Set(stack.model.requests.map((r) => r.path))
+    expect([...paths].every((p) => p.startsWith('/v1/'))).toBe(true)
+  })
+})
+
+describe('RuntimeHandle.stop', () => {
+  it('leaves no process and no temp dir behind', async () => {
+    const own = await startRuntime()
+    expect(() => process.kill(own.pid, 0)).not.toThrow()
+    await own.stop()
+    expect(own.exited).toBe(true)
+    expect(() => process.kill(own.pid, 0)).toThrow(/ESRCH/)
+    expect(() => process.kill(-own.pid, 0)).toThrow(/ESRCH/)
+    expect(existsSync(own.tempDir)).toBe(false)
+    await own.stop() // idempotent
+  })
+})
