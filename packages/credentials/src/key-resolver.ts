@@ -1,0 +1,175 @@
+import { type FSWatcher, watch } from 'node:fs'
+import { CredentialError } from './errors.ts'
+import { buildKeyIndex, type KeyIndex, type Principal, type ResolveResult } from './key-matcher.ts'
+import { readGeneration, readSnapshot } from './read-store.ts'
+import { storePaths } from './store-paths.ts'
+
+/** Options of {@link createKeyResolver}. */
+export interface KeyResolverOptions {
+  /** The stack's `state/` directory, as given to the store. */
+  readonly stateDir: string
+  /** How often at most the generation file is checked (default 250 ms, at most 1 500 ms). */
+  readonly reloadIntervalMs?: number
+  /** Use `fs.watch` on `credentials/` as a hint to check sooner (default true). */
+  readonly watch?: boolean
+  /**
+   * Called when a reload fails and the previous snapshot stays in force (once per distinct
+   * failure until a reload succeeds). Default: `process.emitWarning`.
+   */
+  readonly onReloadError?: (error: CredentialError) => void
+}
+
+/** Resolves bearer keys and OAuth subjects to principals for the gateway. */
+export interface KeyResolver {
+  /**
+   * Resolves a presented key. Never throws for a bad key; throws `ERR_CREDENTIALS_CORRUPT` or
+   * `ERR_CREDENTIALS_IO` only when the store could never be read (no good snapshot to use).
+   */
+  resolve(presentedKey: string | undefined): Promise<ResolveResult>
+  /** The principal mapped to the exact (issuer, subject) pair, or `undefined`. Throws like `resolve`. */
+  resolveOAuth(issuer: string, subject: string): Promise<Principal | undefined>
+  /** Stops the file watcher. Later calls still work, checking by interval only. */
+  close(): void
+}
+
+interface Snapshot {
+  readonly index: KeyIndex
+  readonly oauth: ReadonlyMap<string, Principal>
+}
+
+const MAX_INTERVAL_MS = 1_500
+
+function pairKey(issuer: string, subject: string): string {
+  return `${issuer}\u0000${subject}`
+}
+
+function asCredentialError(error: unknown): CredentialError {
+  if (CredentialError.isInstance(error)) return error
+  return new CredentialError('ERR_CREDENTIALS_IO', 'credential store could not be read', { cause: error })
+}
+
+async function loadSnapshot(stateDirPaths: ReturnType<typeof storePaths>): Promise<Snapshot> {
+  const { credentials, mappings } = await readSnapshot(stateDirPaths)
+  const keyed = credentials.map(({ username, meta, key }) => ({
+    username,
+    identity: meta.identity,
+    policy: meta.policy,
+    key,
+  }))
+  const index = buildKeyIndex(keyed)
+  const byUsername = new Map<string, Principal>(
+    keyed.map(({ username, identity, policy }) => [username, Object.freeze({ username, identity, policy })]),
+  )
+  const oauth = new Map<string, Principal>()
+  for (const mapping of mappings) {
+    // A mapping to a username that does not exist (yet) grants nothing.
+    const principal = byUsername.get(mapping.username)
+    if (principal !== undefined) oauth.set(pairKey(mapping.issuer, mapping.subject), principal)
+  }
+  return { index, oauth }
+}
+
+/**
+ * Creates the gateway's key resolver over the store in `stateDir`. The store is read on first
+ * use and then re-read whenever the generation file (bumped by every mutation, from any
+ * process) changes; it is checked at most every `reloadIntervalMs` on use, sooner when
+ * `fs.watch` reports activity, so changes are seen within 2 seconds without a restart.
+ * A failed reload keeps the previous snapshot and reports the error.
+ * Throws `TypeError`/`RangeError` for bad options.
+ */
+export function createKeyResolver(options: KeyResolverOptions): KeyResolver {
+  const paths = storePaths(options.stateDir)
+  const intervalMs = options.reloadIntervalMs ?? 250
+  if (!Number.isFinite(intervalMs) || intervalMs < 1 || intervalMs > MAX_INTERVAL_MS) {
+    throw new RangeError(`reloadIntervalMs must be between 1 and ${MAX_INTERVAL_MS}`)
+  }
+  const report =
+    options.onReloadError ??
+    ((error: CredentialError) =>
+      process.emitWarning(error.message, { type: 'CredentialWarning', code: error.code }))
+  if (typeof report !== 'function') throw new TypeError('onReloadError must be a function')
+  const useWatch = options.watch ?? true
+
+  let snapshot: Snapshot | undefined
+  let loadedSignature: string | undefined
+  let lastCheck = 0
+  let lastError: CredentialError | undefined
+  let dirty = false
+  let closed = false
+  let watcher: FSWatcher | undefined
+  let inflight: Promise<void> | undefined
+
+  function ensureWatcher(): void {
+    if (!useWatch || closed || watcher !== undefined) return
+    try {
+      watcher = watch(paths.root, { persistent: false }, () => {
+        dirty = true
+      })
+      watcher.on('error', () => {
+        watcher?.close()
+        watcher = undefined
+        dirty = true
+      })
+    } catch {
+      watcher = undefined // no credentials/ yet: retried on the next check
+    }
+  }
+
+  function fail(error: CredentialError): void {
+    if (lastError?.message !== error.message) report(error)
+    lastError = error
+  }
+
+  async function check(): Promise<void> {
+    lastCheck = Date.now()
+    dirty = false
+    ensureWatcher()
+    let signature: string | undefined
+    try {
+      const generation = await readGeneration(paths)
+      signature = generation === undefined ? 'none' : `${generation.generation}:${generation.token}`
+    } catch (error) {
+      fail(asCredentialError(error))
+      signature = undefined // unknown: read the store itself
+    }
+    if (snapshot !== undefined && signature !== undefined && signature === loadedSignature) return
+    try {
+      snapshot = await loadSnapshot(paths)
+      loadedSignature = signature
+      lastError = undefined
+    } catch (error) {
+      fail(asCredentialError(error))
+    }
+  }
+
+  async function current(): Promise<Snapshot> {
+    const due = dirty || Date.now() - lastCheck >= intervalMs
+    if (due) {
+      inflight ??= check().finally(() => {
+        inflight = undefined
+      })
+      await inflight
+    }
+    if (snapshot === undefined) {
+      // Never read successfully: fail closed with the reason instead of treating every key as unknown.
+      throw lastError ?? new CredentialError('ERR_CREDENTIALS_IO', 'credential store could not be read')
+    }
+    return snapshot
+  }
+
+  return {
+    async resolve(presentedKey) {
+      return (await current()).index.match(presentedKey)
+    },
+    async resolveOAuth(issuer, subject) {
+      const { oauth } = await current()
+      if (typeof issuer !== 'string' || typeof subject !== 'string') return undefined
+      return oauth.get(pairKey(issuer, subject))
+    },
+    close() {
+      closed = true
+      watcher?.close()
+      watcher = undefined
+    },
+  }
+}

@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto'
+import { readFile, stat, unlink, utimes } from 'node:fs/promises'
+import { hostname } from 'node:os'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createFileExclusive } from './atomic-write.ts'
+import { CredentialError } from './errors.ts'
+import { type LockFile, LockFileSchema } from './schemas.ts'
+
+/** How long to wait for the lock and when a silent lock counts as abandoned. */
+export interface LockOptions {
+  /** Give up with `ERR_CREDENTIALS_LOCKED` after this long. */
+  readonly timeoutMs: number
+  /** A lock whose file was not touched for this long is stale, whoever holds it. */
+  readonly staleMs: number
+  /** Shown in the timeout message instead of the absolute lock path. */
+  readonly displayPath: string
+}
+
+type Holder =
+  | { state: 'gone' }
+  | { state: 'live'; owner: LockFile | undefined }
+  | { state: 'stale'; fingerprint: string }
+
+// One chain per lock path: calls inside one process queue here instead of polling the file.
+const inProcess = new Map<string, Promise<void>>()
+
+function pidIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+async function inspect(path: string, staleMs: number): Promise<Holder> {
+  let text: string
+  let mtimeMs: number
+  let ino: number
+  try {
+    const info = await stat(path)
+    mtimeMs = info.mtimeMs
+    ino = info.ino
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'gone' }
+    throw error
+  }
+  let owner: LockFile | undefined
+  try {
+    owner = LockFileSchema.parse(JSON.parse(text))
+  } catch {
+    owner = undefined // unreadable: only its age can tell whether it is abandoned
+  }
+  const fingerprint = owner?.token ?? `${ino}:${mtimeMs}`
+  // A pid only means something on the host that wrote it (containers have their own pid space).
+  const deadOwner = owner !== undefined && owner.hostname === hostname() && !pidIsAlive(owner.pid)
+  if (deadOwner || Date.now() - mtimeMs > staleMs) return { state: 'stale', fingerprint }
+  return { state: 'live', owner }
+}
+
+/**
+ * Removes a stale lock. A second lock file (`.lock.break`) makes the check-and-delete exclusive,
+ * so two waiters cannot both decide "stale" and delete a lock a third process just took.
+ */
+async function breakStale(path: string, fingerprint: string, staleMs: number, content: string) {
+  const breaker = `${path}.break`
+  if (!(await createFileExclusive(breaker, content))) {
+    const info = await stat(breaker).catch(() => undefined)
+    if (info && Date.now() - info.mtimeMs > staleMs) await unlink(breaker).catch(() => {})
+    return
+  }
+  try {
+    const again = await inspect(path, staleMs)
+    if (again.state === 'stale' && again.fingerprint === fingerprint) await unlink(path).catch(() => {})
+  } finally {
+    await unlink(breaker).catch(() => {})
+  }
+}
+
+function lockedError(options: LockOptions, owner: LockFile | undefined): CredentialError {
+  const who = owner ? ` by pid ${owner.pid} on ${owner.hostname} since ${owner.acquiredAt}` : ''
+  return new CredentialError(
+    'ERR_CREDENTIALS_LOCKED',
+    `credential store is locked${who}; gave up after ${options.timeoutMs} ms ` +
+      `(if no agentgate command is running, remove ${options.displayPath})`,
+  )
+}
+
+async function acquire(path: string, options: LockOptions): Promise<() => Promise<void>> {
+  const token = randomBytes(12).toString('base64url')
+  const record: LockFile = {
+    pid: process.pid,
+    hostname: hostname(),
+    token,
+    acquiredAt: new Date().toISOString(),
+  }
+  const content = JSON.stringify(record)
+  const deadline = Date.now() + options.timeoutMs
+  let delay = 5
+  for (;;) {
+    // The complete record is linked into place, so a reader never sees a half-written lock.
+    if (await createFileExclusive(path, content)) break
+    const holder = await inspect(path, options.staleMs)
+    if (holder.state === 'gone') continue
+    if (holder.state === 'stale') {
+      await breakStale(path, holder.fingerprint, options.staleMs, content)
+      continue
+    }
+    const remaining = deadline - Date.now()
+    if (remaining <= 0) throw lockedError(options, holder.owner)
+    await sleep(Math.min(remaining, delay + Math.random() * delay))
+    delay = Math.min(delay * 2, 100)
+  }
+  // Heartbeat: a holder that is alive keeps its lock fresh, so only an abandoned one goes stale.
+  const heartbeat = setInterval(
+    () => {
+      const now = new Date()
+      utimes(path, now, now).catch(() => {})
+    },
+    Math.max(10, Math.floor(options.staleMs / 3)),
+  )
+  heartbeat.unref()
+  return async () => {
+    clearInterval(heartbeat)
+    const current = await readFile(path, 'utf8').catch(() => '')
+    // Only delete our own lock: if it was broken as stale meanwhile, it belongs to someone else.
+    if (current === content) await unlink(path).catch(() => {})
+  }
+}
+
+/**
+ * Runs `fn` while holding the store-wide lock file at `path` (created with O_EXCL, holding pid,
+ * host and a random token). Waits with bounded backoff; a lock whose owner died on this host, or
+ * that nobody touched for `staleMs`, is broken. Throws `ERR_CREDENTIALS_LOCKED` on timeout.
+ */
+export async function withStoreLock<T>(path: string, options: LockOptions, fn: () => Promise<T>): Promise<T> {
+  const previous = inProcess.get(path) ?? Promise.resolve()
+  let settle: () => void = () => {}
+  const mine = new Promise<void>((resolve) => {
+    settle = resolve
+  })
+  // Tails only ever resolve, so one failed mutation never blocks the next.
+  const tail = previous.then(() => mine)
+  inProcess.set(path, tail)
+  try {
+    await previous
+    const release = await acquire(path, options)
+    try {
+      return await fn()
+    } finally {
+      await release()
+    }
+  } finally {
+    settle()
+    if (inProcess.get(path) === tail) inProcess.delete(path)
+  }
+}
