@@ -2,15 +2,10 @@ import { timingSafeEqual } from 'node:crypto'
 import { createDirAtomic, removeDirAtomic, writeFileAtomic } from './atomic-write.ts'
 import { CredentialError } from './errors.ts'
 import { digestKey } from './key-matcher.ts'
+import { addMapping, deleteMapping, dropMappingsOf, sortMappings } from './oauth-map.ts'
 import { defaultRandom, generateIdentity, generateKey, type RandomSource } from './random-values.ts'
 import { listUsernames, readKey, readMeta, readOAuthMap } from './read-store.ts'
-import {
-  type CredentialMeta,
-  MAX_OAUTH_MAPPINGS,
-  type OAuthMapFile,
-  type OAuthMapping,
-  type Policy,
-} from './schemas.ts'
+import type { CredentialMeta, OAuthMapping, Policy } from './schemas.ts'
 import { type StorePaths, storePaths } from './store-paths.ts'
 import { mutate, type WriterOptions } from './store-writer.ts'
 import { assertOAuthPair, assertOperatorKey, assertPolicy, assertUsername } from './validate-input.ts'
@@ -92,10 +87,6 @@ function metaJson(meta: CredentialMeta): string {
   return `${JSON.stringify(meta, null, 2)}\n`
 }
 
-function mapJson(map: OAuthMapFile): string {
-  return `${JSON.stringify(map, null, 2)}\n`
-}
-
 /** Throws `ERR_CREDENTIALS_KEY_IN_USE` if any other credential already has `key`. */
 async function assertKeyUnused(paths: StorePaths, key: string, except?: string): Promise<void> {
   const digest = digestKey(key)
@@ -106,11 +97,6 @@ async function assertKeyUnused(paths: StorePaths, key: string, except?: string):
   }
   if (inUse)
     throw new CredentialError('ERR_CREDENTIALS_KEY_IN_USE', 'key is already used by another credential')
-}
-
-function sortMappings(mappings: OAuthMapping[]): OAuthMapping[] {
-  const order = (m: OAuthMapping) => [m.username, m.issuer, m.subject].join('\u0000')
-  return [...mappings].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
 }
 
 /**
@@ -157,14 +143,9 @@ export function createCredentialStore(options: CredentialStoreOptions): Credenti
         }
         const key = addOptions.key ?? generateKey(random)
         await assertKeyUnused(paths, key)
-        // A mapping to an absent username can only be a leftover of an interrupted remove:
-        // it must not grant the new credential (a new identity) to the old subject.
-        const map = await readOAuthMap(paths)
-        const kept = map.mappings.filter((mapping) => mapping.username !== username)
-        if (kept.length !== map.mappings.length) {
-          mutation.changed()
-          await writeFileAtomic(paths.oauthMap, mapJson({ version: 1, mappings: kept }))
-        }
+        // A mapping to an absent username can only be a leftover of an interrupted remove or a
+        // hand edit: it must not grant the new credential (a new identity) to the old subject.
+        await dropMappingsOf(paths, mutation, username)
         const at = timestamp()
         const meta: CredentialMeta = {
           version: 1,
@@ -233,12 +214,8 @@ export function createCredentialStore(options: CredentialStoreOptions): Credenti
         const meta = await requireMeta(username)
         // Mappings go first: an interruption then leaves a credential without mappings
         // (fails closed) rather than mappings that a later re-add would inherit.
-        const map = await readOAuthMap(paths)
-        const kept = map.mappings.filter((mapping) => mapping.username !== username)
+        await dropMappingsOf(paths, mutation, username)
         mutation.changed()
-        if (kept.length !== map.mappings.length) {
-          await writeFileAtomic(paths.oauthMap, mapJson({ version: 1, mappings: kept }))
-        }
         await removeDirAtomic(paths.userDir(username))
         return info(username, meta)
       })
@@ -264,42 +241,13 @@ export function createCredentialStore(options: CredentialStoreOptions): Credenti
       assertUsername(username)
       return mutate(paths, writer, async (mutation) => {
         await requireMeta(username)
-        const map = await readOAuthMap(paths)
-        const same = map.mappings.find((m) => m.issuer === issuer && m.subject === subject)
-        if (same?.username === username) return { ...same }
-        if (same !== undefined) {
-          throw new CredentialError(
-            'ERR_CREDENTIALS_EXISTS',
-            `this issuer and subject are already mapped to ${same.username}; unmap them first`,
-          )
-        }
-        if (map.mappings.length >= MAX_OAUTH_MAPPINGS) {
-          throw new CredentialError(
-            'ERR_CREDENTIALS_LIMIT',
-            `at most ${MAX_OAUTH_MAPPINGS} OAuth mappings may exist`,
-          )
-        }
-        const mapping: OAuthMapping = { issuer, subject, username }
-        mutation.changed()
-        await writeFileAtomic(
-          paths.oauthMap,
-          mapJson({ version: 1, mappings: sortMappings([...map.mappings, mapping]) }),
-        )
-        return { ...mapping }
+        return addMapping(paths, mutation, { issuer, subject, username })
       })
     },
 
     async unmapOAuth(issuer, subject) {
       assertOAuthPair(issuer, subject)
-      await mutate(paths, writer, async (mutation) => {
-        const map = await readOAuthMap(paths)
-        const kept = map.mappings.filter((m) => !(m.issuer === issuer && m.subject === subject))
-        if (kept.length === map.mappings.length) {
-          throw new CredentialError('ERR_CREDENTIALS_NOT_FOUND', 'no mapping for this issuer and subject')
-        }
-        mutation.changed()
-        await writeFileAtomic(paths.oauthMap, mapJson({ version: 1, mappings: kept }))
-      })
+      await mutate(paths, writer, (mutation) => deleteMapping(paths, mutation, issuer, subject))
     },
 
     async listOAuthMappings() {
