@@ -1,0 +1,125 @@
+import { allowedDecisions } from '@agentgate/policy'
+import { GatewayError } from '../errors.js'
+import type { RuntimePort, RuntimeSession } from '../runtime/port.js'
+import type { Interaction, JobStatus } from '../schemas.js'
+import type { OwnedSessions } from '../sessions/owned.js'
+import type { Principal } from '../principal.js'
+import { deriveJobState } from './derive-job-state.js'
+
+export interface JobContext {
+  principal: Principal
+  runtime: RuntimePort
+  owned: OwnedSessions
+}
+
+/**
+ * The full `JobStatus` of one job, derived from the runtime now. `running` is returned with no
+ * other fields; the other states carry what a client needs to act (interactions as handles) or
+ * to report (final text, changed files, todos, usage, error).
+ */
+export async function jobStatus(ctx: JobContext, session: RuntimeSession, messageId: string): Promise<JobStatus> {
+  const { runtime, owned } = ctx
+  const [messages, status] = await Promise.all([runtime.messages(session.id), runtime.statusOf(session.id)])
+  const [permissions, questions] =
+    status === 'idle' ? [[], []] : await Promise.all([runtime.permissions(session.id), runtime.questions(session.id)])
+  const derived = deriveJobState({
+    messages,
+    messageId,
+    session: status,
+    pendingAsks: permissions.length + questions.length,
+  })
+  if (derived.state === 'missing') throw new GatewayError('not_found', 'Not found.')
+  const [sessionHandle, jobHandle] = await Promise.all([owned.sealSession(session.id), owned.sealJob(session.id, messageId)])
+  const base = { session: sessionHandle, job: jobHandle }
+  switch (derived.state) {
+    case 'running':
+      return { status: 'running', ...base }
+    case 'input_required': {
+      const decisions = allowedDecisions(ctx.principal.policy)
+      const interactions: Interaction[] = [
+        ...(await Promise.all(
+          questions.map(async (q) => ({
+            kind: 'question' as const,
+            interaction: await owned.sealInteraction(session.id, q.id, 'question'),
+            questions: q.questions.map((item) => ({
+              header: item.header,
+              question: item.question,
+              options: item.options.map((o) => ({ label: o.label, description: o.description })),
+              ...(item.multiple !== undefined && { multiple: item.multiple }),
+              ...(item.custom !== undefined && { custom: item.custom }),
+            })),
+          })),
+        )),
+        ...(await Promise.all(
+          permissions.map(async (p) => ({
+            kind: 'permission' as const,
+            interaction: await owned.sealInteraction(session.id, p.id, 'permission'),
+            permission: p.permission,
+            patterns: [...p.patterns],
+            allowedDecisions: [...decisions],
+          })),
+        )),
+      ]
+      return { status: 'input_required', ...base, interactions }
+    }
+    case 'completed': {
+      const [diff, todos] = await Promise.all([runtime.messageDiff(session.id, messageId), runtime.todos(session.id)])
+      return {
+        status: 'completed',
+        ...base,
+        text: derived.text,
+        changedFiles: diff.map((d) => ({
+          file: d.path,
+          ...(d.status !== undefined && { status: d.status }),
+          additions: d.additions,
+          deletions: d.deletions,
+        })),
+        todos: todos.map((t) => ({ content: t.content, status: t.status, ...(t.priority !== undefined && { priority: t.priority }) })),
+        usage: derived.usage,
+      }
+    }
+    case 'failed':
+      return { status: 'failed', ...base, text: derived.text, error: derived.error, usage: derived.usage }
+    case 'cancelled':
+      return { status: 'cancelled', ...base, text: derived.text, usage: derived.usage }
+  }
+}
+
+/**
+ * Waits up to `waitMs` for the job to leave `running` (event-driven; polling only while the
+ * runtime's event stream is down), then returns its status.
+ */
+export async function waitForJob(
+  ctx: JobContext,
+  session: RuntimeSession,
+  messageId: string,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<JobStatus> {
+  if (waitMs <= 0) return jobStatus(ctx, session, messageId)
+  const settled = await ctx.runtime.waitUntil(
+    session.id,
+    async () => {
+      const status = await jobStatus(ctx, session, messageId)
+      return status.status === 'running' ? undefined : status
+    },
+    { timeoutMs: waitMs, ...(signal && { signal }) },
+  )
+  return settled ?? jobStatus(ctx, session, messageId)
+}
+
+/** One-line text rendering of a job status for text-only clients. */
+export function renderJobStatus(status: JobStatus): string {
+  const lines = [`status: ${status.status}`, `session: ${status.session}`, `job: ${status.job}`]
+  if (status.text) lines.push('', status.text)
+  if (status.error) lines.push(`error: ${status.error.name}: ${status.error.message}`)
+  for (const i of status.interactions ?? []) {
+    if (i.kind === 'permission') {
+      lines.push(`permission requested: ${i.permission} ${i.patterns.join(' ')} (interaction: ${i.interaction}; decisions: ${i.allowedDecisions.join('/')})`)
+    } else {
+      for (const q of i.questions) lines.push(`question: ${q.question} [${q.options.map((o) => o.label).join(' | ')}] (interaction: ${i.interaction})`)
+    }
+  }
+  if (status.changedFiles?.length) lines.push(`changed files: ${status.changedFiles.map((f) => f.file).join(', ')}`)
+  return lines.join('\n')
+}

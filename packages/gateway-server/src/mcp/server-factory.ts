@@ -1,0 +1,74 @@
+import { catalogFor, toolsFor } from '@agentgate/policy'
+import type { HandleCodec } from '@agentgate/handles'
+import type { WorkspaceGuard } from '@agentgate/workspace-guard'
+import { McpServer, type McpServerFactory } from '@modelcontextprotocol/server'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
+import type { RequestScope } from '../http/app.js'
+import type { Logger } from '../logger.js'
+import type { RuntimePort } from '../runtime/port.js'
+import type { ScreeningHook } from '../screening.js'
+import { ownedSessions, type OwnershipSignerLike } from '../sessions/owned.js'
+import { catalogTool } from '../tools/catalog.js'
+import { interactionRespondTool } from '../tools/interaction.js'
+import { agentRunTool, jobCancelTool, jobGetTool } from '../tools/jobs.js'
+import { sessionDeleteTool, sessionForkTool, sessionGetTool, sessionListTool } from '../tools/sessions.js'
+import { workspaceReadTool, workspaceSearchTool } from '../tools/workspace.js'
+import { defineTool, type ToolDefinition } from './define-tool.js'
+import { registerPrompts } from './prompts.js'
+import { registerResources } from './resources.js'
+
+export interface ServerFactoryOptions {
+  codec: HandleCodec
+  signer: OwnershipSignerLike
+  runtime: RuntimePort
+  guard: WorkspaceGuard | undefined
+  screening: ScreeningHook
+  logger: Logger
+  version: string
+}
+
+const INSTRUCTIONS =
+  'agentgate runs a coding agent for you. Start with gateway.agent.run, follow the job with gateway.job.get (waitMs waits), answer questions and permission requests with gateway.interaction.respond, and read results with gateway.session.get. Handles are opaque: pass them back exactly as received.'
+
+/**
+ * The per-request MCP server factory. The tools, resources and prompts registered are exactly
+ * those of the caller's policy, so a hidden tool is indistinguishable from an unknown one.
+ * One JSON-schema validator is shared by every per-request instance (it is the costly part).
+ */
+export function createServerFactory(options: ServerFactoryOptions): McpServerFactory {
+  const validator = new AjvJsonSchemaValidator()
+  const starting = new Set<string>()
+  return (ctx) => {
+    const scope = ctx.authInfo?.extra?.scope as RequestScope | undefined
+    // The HTTP layer authenticates before any instance is built; reaching here without a
+    // principal is a wiring bug and must not serve anything.
+    if (!scope) throw new Error('unauthenticated MCP request reached the server factory')
+    const { principal, audit } = scope
+    const server = new McpServer(
+      { name: 'agentgate', version: options.version },
+      { jsonSchemaValidator: validator, instructions: INSTRUCTIONS },
+    )
+    const owned = ownedSessions(principal, options.codec, options.signer, options.runtime)
+    const base = { principal, runtime: options.runtime, owned, screening: options.screening, starting }
+    const allowed = new Set<string>(toolsFor(principal.policy))
+    const guard = options.guard
+    // biome-ignore lint/suspicious/noExplicitAny: heterogeneous tool definitions
+    const tools: Array<ToolDefinition<any, any>> = [
+      agentRunTool(base),
+      jobGetTool(base),
+      jobCancelTool(base),
+      sessionListTool(base),
+      sessionGetTool(base),
+      sessionForkTool(base),
+      sessionDeleteTool(base),
+      interactionRespondTool(base),
+      catalogTool(principal),
+      ...(guard ? [workspaceSearchTool(guard), workspaceReadTool(guard)] : []),
+    ]
+    for (const tool of tools) if (allowed.has(tool.name)) defineTool(server, audit, options.logger, tool)
+    const catalog = catalogFor(principal.policy)
+    registerResources(server, { ...base, guard, audit }, new Set(catalog.resources))
+    registerPrompts(server, new Set(catalog.prompts))
+    return server
+  }
+}

@@ -1,0 +1,122 @@
+import type { SessionEvent, UpstreamClient } from '@agentgate/upstream-client'
+import type { TurnMessage } from '../jobs/derive-job-state.js'
+import type { RuntimePort, RuntimeSession, RuntimeStatus } from './port.js'
+
+// Events after which a job's state may have changed. Streaming part updates are left out on
+// purpose: they arrive per token and would re-run the status check for nothing.
+const JOB_EVENTS: ReadonlySet<SessionEvent['type']> = new Set([
+  'session.status',
+  'session.idle',
+  'session.error',
+  'session.deleted',
+  'message.updated',
+  'permission.asked',
+  'permission.replied',
+  'question.asked',
+  'question.replied',
+  'question.rejected',
+])
+
+function toSession(s: {
+  id: string
+  title: string
+  parentID?: string | undefined
+  metadata?: Record<string, unknown> | undefined
+  time: { created: number; updated: number }
+  summary?: { additions: number; deletions: number; files: number } | undefined
+}): RuntimeSession {
+  return {
+    id: s.id,
+    title: s.title,
+    time: { created: s.time.created, updated: s.time.updated },
+    ...(s.parentID !== undefined && { parentID: s.parentID }),
+    ...(s.metadata !== undefined && { metadata: s.metadata }),
+    ...(s.summary !== undefined && {
+      summary: { additions: s.summary.additions, deletions: s.summary.deletions, files: s.summary.files },
+    }),
+  }
+}
+
+const statusType = (type: string | undefined): RuntimeStatus => (type === 'busy' ? 'busy' : type === 'retry' ? 'retry' : 'idle')
+
+/** The gateway's `RuntimePort` over `@agentgate/upstream-client` (directory pinned by the client). */
+export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
+  return {
+    createSession: async (input) => toSession(await client.createSession(input)),
+    getSession: async (id) => toSession(await client.getSession(id)),
+    // Subagent sessions (with a parent) are never created by the gateway, so never owned.
+    listSessions: async () => (await client.listSessions({ roots: true })).map(toSession),
+    setSessionMetadata: async (id, metadata) => {
+      await client.updateSessionMetadata(id, metadata)
+    },
+    forkSession: async (id, messageId) =>
+      toSession(await client.forkSession(id, messageId === undefined ? {} : { messageID: messageId })),
+    deleteSession: async (id) => {
+      await client.deleteSession(id)
+    },
+    abortSession: async (id) => {
+      await client.settleSession(id)
+    },
+    statusOf: async (id) => statusType((await client.sessionStatus())[id]?.type),
+    statuses: async () => {
+      const map = await client.sessionStatus()
+      return new Map(Object.entries(map).map(([id, status]) => [id, statusType(status.type)]))
+    },
+    messages: async (id) => (await client.listMessages(id)).messages as unknown as TurnMessage[],
+    prompt: async (id, { messageId, agent, text }) => {
+      await client.promptAsync(id, { messageID: messageId, agent, parts: [{ type: 'text', text }] })
+    },
+    todos: (id) => client.todos(id),
+    messageDiff: async (id, messageId) =>
+      (await client.messageDiff(id, messageId)).map((d) => ({
+        // The OpenAPI document names the field `path`; older notes say `file`: accept either.
+        path: typeof d.path === 'string' ? d.path : (d.file ?? ''),
+        additions: d.additions,
+        deletions: d.deletions,
+        ...(d.status !== undefined && { status: d.status }),
+        ...(typeof d.patch === 'string' && { patch: d.patch }),
+      })),
+    permissions: async (sessionId) =>
+      (await client.listPermissions(sessionId)).map((p) => ({
+        id: p.id,
+        sessionID: p.sessionID,
+        permission: p.permission,
+        patterns: [...p.patterns],
+      })),
+    questions: async (sessionId) =>
+      (await client.listQuestions(sessionId)).map((q) => ({
+        id: q.id,
+        sessionID: q.sessionID,
+        questions: q.questions.map((item) => ({
+          header: item.header,
+          question: item.question,
+          options: item.options.map((o) => ({ label: o.label, description: o.description })),
+          ...(item.multiple !== undefined && { multiple: item.multiple }),
+          ...(item.custom !== undefined && { custom: item.custom }),
+        })),
+      })),
+    replyPermission: async (requestId, reply, message) => {
+      await client.replyPermission(requestId, reply, message)
+    },
+    replyQuestion: async (requestId, answers) => {
+      await client.replyQuestion(requestId, answers)
+    },
+    rejectQuestion: async (requestId) => {
+      await client.rejectQuestion(requestId)
+    },
+    newMessageId: () => client.newMessageId(),
+    waitUntil: (sessionId, check, options) =>
+      client.events.waitUntil(sessionId, check, {
+        timeoutMs: options.timeoutMs,
+        ...(options.signal && { signal: options.signal }),
+        relevant: (event) => JOB_EVENTS.has(event.type),
+      }),
+    healthy: async () => {
+      try {
+        return (await client.health()).healthy
+      } catch {
+        return false
+      }
+    },
+  }
+}

@@ -1,0 +1,24 @@
+import type { Principal } from './principal.js'
+
+/** What is screened before it reaches the assistant runtime. */
+export interface ScreeningInput {
+  kind: 'message' | 'answer' | 'permission_message'
+  text: string
+  principal: Principal
+}
+
+export type ScreeningVerdict = { allowed: true } | { allowed: false; reason: 'blocked' | 'unavailable' }
+
+/**
+ * The screening seam: messages, question answers and permission messages pass through it before
+ * they reach the assistant runtime. A hook that cannot decide must answer `unavailable`, and
+ * the gateway then blocks the input (fail closed).
+ */
+export interface ScreeningHook {
+  screen(input: ScreeningInput): Promise<ScreeningVerdict>
+}
+
+/** Lets everything through. The default until a moderator is configured. */
+export const passThroughScreening: ScreeningHook = {
+  screen: async () => ({ allowed: true }),
+}

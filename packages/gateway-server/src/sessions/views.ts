@@ -1,0 +1,90 @@
+import { messageText, type TurnMessage } from '../jobs/derive-job-state.js'
+import type { RuntimeFileDiff, RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
+import type { MessageView, SessionSummary } from '../schemas.js'
+import type { OwnedSessions } from './owned.js'
+
+/** Newest messages returned by a session view; older ones are left out. */
+export const MESSAGE_VIEW_LIMIT = 200
+/** User turns whose file diffs are merged into the session diff view. */
+export const DIFF_TURN_LIMIT = 50
+const PATCH_LIMIT = 32 * 1024
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The client's view of a session: handles only, never an upstream id. */
+export async function sessionSummary(
+  owned: OwnedSessions,
+  session: RuntimeSession,
+  status: RuntimeStatus,
+): Promise<SessionSummary> {
+  return {
+    session: await owned.sealSession(session.id),
+    title: session.title,
+    createdAt: iso(session.time.created),
+    updatedAt: iso(session.time.updated),
+    status,
+    ...(session.parentID !== undefined && { parent: await owned.sealSession(session.parentID) }),
+    ...(session.summary !== undefined && {
+      summary: { additions: session.summary.additions, deletions: session.summary.deletions, files: session.summary.files },
+    }),
+  }
+}
+
+export async function messageViews(owned: OwnedSessions, sessionId: string, messages: readonly TurnMessage[]): Promise<MessageView[]> {
+  const recent = messages.slice(-MESSAGE_VIEW_LIMIT)
+  return Promise.all(
+    recent.map(async (m) => {
+      const tools = m.parts
+        .filter((p) => p.type === 'tool' && typeof p.tool === 'string')
+        .map((p) => {
+          const state = (p.state ?? {}) as { status?: unknown; title?: unknown }
+          return {
+            tool: p.tool as string,
+            status: typeof state.status === 'string' ? state.status : 'unknown',
+            ...(typeof state.title === 'string' && { title: state.title }),
+          }
+        })
+      const error = m.info.error
+      return {
+        message: await owned.sealMessage(sessionId, m.info.id),
+        role: m.info.role === 'user' ? ('user' as const) : ('assistant' as const),
+        createdAt: iso(m.info.time.created),
+        ...(m.info.time.completed !== undefined && { completedAt: iso(m.info.time.completed) }),
+        text: messageText(m),
+        ...(tools.length > 0 && { tools }),
+        ...(error && {
+          error: { name: error.name, message: typeof error.data?.message === 'string' ? error.data.message.slice(0, 500) : error.name },
+        }),
+      }
+    }),
+  )
+}
+
+/**
+ * The session's file changes. The runtime's whole-session diff is empty, so the per-turn diffs
+ * of the newest user messages are merged by path (later turns win the status and patch).
+ */
+export async function sessionDiff(
+  runtime: RuntimePort,
+  sessionId: string,
+  messages: readonly TurnMessage[],
+): Promise<Array<{ file: string; status?: string; additions: number; deletions: number; patch?: string }>> {
+  const turns = messages.filter((m) => m.info.role === 'user').slice(-DIFF_TURN_LIMIT)
+  const diffs = await Promise.all(turns.map((m) => runtime.messageDiff(sessionId, m.info.id)))
+  const byPath = new Map<string, RuntimeFileDiff>()
+  for (const diff of diffs.flat()) {
+    const prev = byPath.get(diff.path)
+    byPath.set(diff.path, {
+      ...diff,
+      additions: (prev?.additions ?? 0) + diff.additions,
+      deletions: (prev?.deletions ?? 0) + diff.deletions,
+    })
+  }
+  return [...byPath.values()].map((d) => ({
+    file: d.path,
+    ...(d.status !== undefined && { status: d.status }),
+    additions: d.additions,
+    deletions: d.deletions,
+    ...(d.patch !== undefined && d.patch.length <= PATCH_LIMIT && { patch: d.patch }),
+  }))
+}

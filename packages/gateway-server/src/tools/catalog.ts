@@ -1,0 +1,29 @@
+import { catalogFor } from '@agentgate/policy'
+import type { ToolDefinition } from '../mcp/define-tool.js'
+import type { Principal } from '../principal.js'
+import { Catalog, CatalogGetInput } from '../schemas.js'
+
+/** `gateway.catalog.get`: the caller's own tools, resource templates and prompts, by name. Nothing of the runtime. */
+export function catalogTool(principal: Principal): ToolDefinition<typeof CatalogGetInput, typeof Catalog> {
+  return {
+    name: 'gateway.catalog.get',
+    title: 'What this credential may use',
+    description: 'List the tools, resource templates and prompts available to this credential, and its policy.',
+    input: CatalogGetInput,
+    output: Catalog,
+    hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async () => {
+      const catalog = catalogFor(principal.policy)
+      return {
+        service: 'agentgate',
+        policy: principal.policy,
+        principal: principal.username,
+        tools: [...catalog.tools],
+        resources: [...catalog.resources],
+        prompts: [...catalog.prompts],
+      }
+    },
+    render: (out) =>
+      `policy ${out.policy} for ${out.principal}\ntools: ${out.tools.join(', ')}\nresources: ${out.resources.join(', ')}\nprompts: ${out.prompts.join(', ')}`,
+  }
+}

@@ -1,0 +1,78 @@
+import { canApprove } from '@agentgate/policy'
+import { GatewayError } from '../errors.js'
+import type { ToolDefinition } from '../mcp/define-tool.js'
+import type { Principal } from '../principal.js'
+import type { RuntimePort } from '../runtime/port.js'
+import { InteractionRespond, InteractionRespondInput } from '../schemas.js'
+import type { ScreeningHook } from '../screening.js'
+import type { OwnedSessions } from '../sessions/owned.js'
+import { screenOrThrow } from './jobs.js'
+
+export interface InteractionToolContext {
+  principal: Principal
+  runtime: RuntimePort
+  owned: OwnedSessions
+  screening: ScreeningHook
+}
+
+const notPending = (): GatewayError =>
+  new GatewayError('not_pending', 'That question or permission request is no longer pending.')
+
+/**
+ * `gateway.interaction.respond`: answers a pending question or permission request of an owned
+ * session. The request must still be pending AND belong to the session the handle was issued
+ * for; approval (once/always) needs the `full` policy; text sent on is screened first.
+ */
+export function interactionRespondTool(
+  ctx: InteractionToolContext,
+): ToolDefinition<typeof InteractionRespondInput, typeof InteractionRespond> {
+  const { runtime, owned, principal } = ctx
+  return {
+    name: 'gateway.interaction.respond',
+    title: 'Answer the agent',
+    description:
+      'Answer a pending question (answers: one array of option labels or custom text per question, or decision "reject" to dismiss it) or a permission request (decision once, always or reject, with an optional message). Only the full policy may approve (once/always). "always" approves matching requests for the whole workspace until the runtime restarts.',
+    input: InteractionRespondInput,
+    output: InteractionRespond,
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: async ({ interaction, decision, answers, message }) => {
+      const ref = await owned.openInteraction(interaction)
+      if (ref.kind === 'permission') {
+        if (decision === undefined) throw new GatewayError('invalid_input', 'A permission request needs a decision: once, always or reject.')
+        if (answers !== undefined) throw new GatewayError('invalid_input', 'answers are for questions, not permission requests.')
+        if (decision !== 'reject' && !canApprove(principal.policy)) {
+          throw new GatewayError('forbidden', 'This credential may reject permission requests but not approve them.')
+        }
+        const pending = await runtime.permissions(ref.session.id)
+        if (!pending.some((p) => p.id === ref.requestId && p.sessionID === ref.session.id)) throw notPending()
+        if (message !== undefined) await screenOrThrow(ctx.screening, { kind: 'permission_message', text: message, principal })
+        await runtime.replyPermission(ref.requestId, decision, message).catch(mapGone)
+        return { accepted: true as const, kind: 'permission' as const }
+      }
+      if (message !== undefined) throw new GatewayError('invalid_input', 'message is for permission requests; answer a question with answers.')
+      const pending = await runtime.questions(ref.session.id)
+      const question = pending.find((q) => q.id === ref.requestId && q.sessionID === ref.session.id)
+      if (!question) throw notPending()
+      if (decision === 'reject' && answers === undefined) {
+        await runtime.rejectQuestion(ref.requestId).catch(mapGone)
+        return { accepted: true as const, kind: 'question' as const }
+      }
+      if (decision !== undefined || answers === undefined) {
+        throw new GatewayError('invalid_input', 'Answer a question with answers (or decision "reject" alone to dismiss it).')
+      }
+      if (answers.length !== question.questions.length) {
+        throw new GatewayError('invalid_input', `Give one answer array per question (${question.questions.length}).`)
+      }
+      await screenOrThrow(ctx.screening, { kind: 'answer', text: answers.flat().join('\n'), principal })
+      await runtime.replyQuestion(ref.requestId, answers).catch(mapGone)
+      return { accepted: true as const, kind: 'question' as const }
+    },
+    render: (out) => `accepted (${out.kind})`,
+  }
+}
+
+/** The runtime answers 404 when the request was answered in the meantime. */
+function mapGone(error: unknown): never {
+  if ((error as { code?: string }).code === 'ERR_UPSTREAM_NOT_FOUND') throw notPending()
+  throw error
+}

@@ -1,0 +1,135 @@
+import { agentProfile } from '@agentgate/policy'
+import { GatewayError } from '../errors.js'
+import { type JobContext, jobStatus, renderJobStatus, waitForJob } from '../jobs/job-status.js'
+import { deriveJobState } from '../jobs/derive-job-state.js'
+import type { ToolDefinition } from '../mcp/define-tool.js'
+import type { RuntimeSession } from '../runtime/port.js'
+import { AgentRunInput, JobCancel, JobCancelInput, JobGetInput, JobStatus } from '../schemas.js'
+import type { ScreeningHook } from '../screening.js'
+
+export interface JobToolContext extends JobContext {
+  screening: ScreeningHook
+  /** Upstream session ids with an `agent.run` between its busy check and its prompt, in this process. */
+  starting: Set<string>
+}
+
+const busy = (): GatewayError =>
+  new GatewayError('busy', 'That session is still running a job; wait for it (gateway.job.get) or cancel it first.')
+
+export async function screenOrThrow(
+  screening: ScreeningHook,
+  input: Parameters<ScreeningHook['screen']>[0],
+): Promise<void> {
+  const verdict = await screening.screen(input).catch(() => ({ allowed: false as const, reason: 'unavailable' as const }))
+  if (verdict.allowed) return
+  throw verdict.reason === 'unavailable'
+    ? new GatewayError('moderator_unavailable', 'The input could not be screened right now, so it was not sent.')
+    : new GatewayError('blocked_by_moderation', 'The input was blocked by moderation.')
+}
+
+/** `gateway.agent.run`: create or resume an owned session, screen, start the policy's agent, wait up to waitMs. */
+export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRunInput, typeof JobStatus> {
+  const { runtime, owned, principal } = ctx
+  return {
+    name: 'gateway.agent.run',
+    title: 'Run the agent',
+    description:
+      'Send a message to the coding agent in a new session or a session you own (session handle). The agent runs asynchronously; waitMs (0-30000) waits for it to finish or to need input. Returns the session and job handles and the job status (running, input_required, completed, failed or cancelled).',
+    input: AgentRunInput,
+    output: JobStatus,
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: async ({ message, session: sessionHandle, title, waitMs }, signal) => {
+      const agent = agentProfile(principal.policy)
+      let session: RuntimeSession | undefined
+      if (sessionHandle !== undefined) {
+        session = await owned.openSession(sessionHandle)
+        // Reserve synchronously, before any await, so two concurrent runs cannot both pass.
+        if (ctx.starting.has(session.id)) throw busy()
+        ctx.starting.add(session.id)
+      }
+      const reserved = session?.id
+      const messageId = runtime.newMessageId()
+      try {
+        // A busy session would queue the prompt, and the runtime drops queued prompts when the
+        // turn ahead fails: refuse instead of queueing silently.
+        if (session && (await runtime.statusOf(session.id)) !== 'idle') throw busy()
+        await screenOrThrow(ctx.screening, { kind: 'message', text: message, principal })
+        if (!session) session = await createOwnedSession(ctx, agent, title)
+        await runtime.prompt(session.id, { messageId, agent, text: message })
+      } finally {
+        // Once prompted, the runtime itself reports the session busy.
+        if (reserved) ctx.starting.delete(reserved)
+      }
+      return waitForJob(ctx, session, messageId, waitMs ?? 0, signal)
+    },
+    render: renderJobStatus,
+  }
+}
+
+async function createOwnedSession(ctx: JobContext, agent: string, title: string | undefined): Promise<RuntimeSession> {
+  const { runtime, owned } = ctx
+  const session = await runtime.createSession({ agent, metadata: {}, ...(title !== undefined && { title }) })
+  try {
+    // The HMAC covers the upstream id, which exists only after creation: sign, then write.
+    const metadata = await owned.ownershipMetadata(session.id)
+    await runtime.setSessionMetadata(session.id, metadata)
+    return { ...session, metadata }
+  } catch (error) {
+    await runtime.deleteSession(session.id).catch(() => undefined)
+    throw error
+  }
+}
+
+/** `gateway.job.get`: the job's status derived from the runtime now, optionally waiting. */
+export function jobGetTool(ctx: JobContext): ToolDefinition<typeof JobGetInput, typeof JobStatus> {
+  return {
+    name: 'gateway.job.get',
+    title: 'Get a job',
+    description: 'Get the status of a job (from gateway.agent.run), optionally waiting up to waitMs (0-30000) for it to finish or need input.',
+    input: JobGetInput,
+    output: JobStatus,
+    hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ job, waitMs }, signal) => {
+      const { session, messageId } = await ctx.owned.openJob(job)
+      return waitForJob(ctx, session, messageId, waitMs ?? 0, signal)
+    },
+    render: renderJobStatus,
+  }
+}
+
+/** `gateway.job.cancel`: aborts the run only while this job is the session's active run. */
+export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCancelInput, typeof JobCancel> {
+  const { runtime, owned } = ctx
+  return {
+    name: 'gateway.job.cancel',
+    title: 'Cancel a job',
+    description: 'Abort a running job. A job that already ended, or an older job of a session now running a newer one, cannot cancel anything.',
+    input: JobCancelInput,
+    output: JobCancel,
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: async ({ job }) => {
+      const { session, messageId } = await owned.openJob(job)
+      // Hold the session so no agent.run of this process starts a newer run between the check
+      // below and the abort: an older job must never abort a later run.
+      if (ctx.starting.has(session.id)) throw busy()
+      ctx.starting.add(session.id)
+      try {
+        const [messages, status] = await Promise.all([runtime.messages(session.id), runtime.statusOf(session.id)])
+        const state = deriveJobState({ messages, messageId, session: status, pendingAsks: 0 })
+        if (state.state === 'missing') throw new GatewayError('not_found', 'Not found.')
+        if (state.state !== 'running' && state.state !== 'input_required') {
+          throw new GatewayError('not_pending', 'That job is not running, so there is nothing to cancel.')
+        }
+        // Aborts the turn (and its subagents) and rejects the asks it left pending, which would
+        // otherwise keep the session busy.
+        await runtime.abortSession(session.id)
+        return { status: 'cancelled' as const, session: await owned.sealSession(session.id), job }
+      } finally {
+        ctx.starting.delete(session.id)
+      }
+    },
+    render: (out) => `status: ${out.status}`,
+  }
+}
+
+export { jobStatus }

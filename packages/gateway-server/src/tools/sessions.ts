@@ -1,0 +1,136 @@
+import { GatewayError } from '../errors.js'
+import type { ToolDefinition } from '../mcp/define-tool.js'
+import type { RuntimePort, RuntimeStatus } from '../runtime/port.js'
+import {
+  SessionDelete,
+  SessionDeleteInput,
+  SessionFork,
+  SessionForkInput,
+  SessionGet,
+  SessionGetInput,
+  SessionList,
+  SessionListInput,
+} from '../schemas.js'
+import type { OwnedSessions } from '../sessions/owned.js'
+import { messageViews, sessionDiff, sessionSummary } from '../sessions/views.js'
+
+export interface SessionToolContext {
+  runtime: RuntimePort
+  owned: OwnedSessions
+}
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+
+/** Cursor of `gateway.session.list`: an offset into the owned, newest-first list. Reveals nothing upstream. */
+export function encodeCursor(offset: number): string {
+  return `c1.${offset.toString(36)}`
+}
+export function decodeCursor(cursor: string | undefined): number {
+  if (cursor === undefined) return 0
+  const match = /^c1\.([0-9a-z]{1,8})$/.exec(cursor)
+  const offset = match?.[1] ? Number.parseInt(match[1], 36) : Number.NaN
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new GatewayError('invalid_input', 'That cursor is not valid.')
+  return offset
+}
+
+export function sessionListTool(ctx: SessionToolContext): ToolDefinition<typeof SessionListInput, typeof SessionList> {
+  return {
+    name: 'gateway.session.list',
+    title: 'List your sessions',
+    description: 'List the sessions this credential created, newest first (limit 1-100, default 20; pass nextCursor for more).',
+    input: SessionListInput,
+    output: SessionList,
+    hints: READ,
+    run: async ({ limit = 20, cursor }) => {
+      const offset = decodeCursor(cursor)
+      const [sessions, statuses] = await Promise.all([ctx.runtime.listSessions(), ctx.runtime.statuses()])
+      const ownedFlags = await Promise.all(sessions.map((s) => ctx.owned.isOwned(s)))
+      const mine = sessions
+        .filter((_, i) => ownedFlags[i])
+        .sort((a, b) => b.time.updated - a.time.updated || (a.id < b.id ? 1 : -1))
+      const page = mine.slice(offset, offset + limit)
+      const summaries = await Promise.all(page.map((s) => sessionSummary(ctx.owned, s, statuses.get(s.id) ?? 'idle')))
+      const next = offset + limit < mine.length ? encodeCursor(offset + limit) : undefined
+      return { sessions: summaries, ...(next !== undefined && { nextCursor: next }) }
+    },
+    render: (out) =>
+      out.sessions.length === 0
+        ? 'No sessions.'
+        : out.sessions.map((s) => `${s.title} (${s.status}, updated ${s.updatedAt}): ${s.session}`).join('\n'),
+  }
+}
+
+export function sessionGetTool(ctx: SessionToolContext): ToolDefinition<typeof SessionGetInput, typeof SessionGet> {
+  return {
+    name: 'gateway.session.get',
+    title: 'Get a session',
+    description: 'Get one of your sessions, with optional views: include any of messages, diff, todos.',
+    input: SessionGetInput,
+    output: SessionGet,
+    hints: READ,
+    run: async ({ session: handle, include = [] }) => {
+      const session = await ctx.owned.openSession(handle)
+      const views = new Set(include)
+      const needMessages = views.has('messages') || views.has('diff')
+      const [status, messages, todos] = await Promise.all([
+        ctx.runtime.statusOf(session.id),
+        needMessages ? ctx.runtime.messages(session.id) : undefined,
+        views.has('todos') ? ctx.runtime.todos(session.id) : undefined,
+      ])
+      return {
+        session: await sessionSummary(ctx.owned, session, status),
+        ...(views.has('messages') && messages && { messages: await messageViews(ctx.owned, session.id, messages) }),
+        ...(views.has('diff') && messages && { diff: await sessionDiff(ctx.runtime, session.id, messages) }),
+        ...(todos && {
+          todos: todos.map((t) => ({ content: t.content, status: t.status, ...(t.priority !== undefined && { priority: t.priority }) })),
+        }),
+      }
+    },
+    render: (out) => {
+      const lines = [`${out.session.title} (${out.session.status})`]
+      for (const m of out.messages ?? []) lines.push(`${m.role}: ${m.text}`)
+      for (const d of out.diff ?? []) lines.push(`changed ${d.file} +${d.additions} -${d.deletions}`)
+      for (const t of out.todos ?? []) lines.push(`todo [${t.status}] ${t.content}`)
+      return lines.join('\n')
+    },
+  }
+}
+
+export function sessionForkTool(ctx: SessionToolContext): ToolDefinition<typeof SessionForkInput, typeof SessionFork> {
+  return {
+    name: 'gateway.session.fork',
+    title: 'Fork a session',
+    description: 'Copy one of your sessions into a new session, optionally only the messages before a given message handle.',
+    input: SessionForkInput,
+    output: SessionFork,
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: async ({ session: handle, message }) => {
+      const session = await ctx.owned.openSession(handle)
+      const messageId = message === undefined ? undefined : await ctx.owned.openMessage(message, session.id)
+      const fork = await ctx.runtime.forkSession(session.id, messageId)
+      // The fork carries a copy of the parent's record, which is bound to the parent's id and so
+      // fails verification: write a fresh record for the new session.
+      const metadata = await ctx.owned.ownershipMetadata(fork.id)
+      await ctx.runtime.setSessionMetadata(fork.id, metadata)
+      return { session: await sessionSummary(ctx.owned, { ...fork, metadata }, 'idle' as RuntimeStatus) }
+    },
+    render: (out) => `forked: ${out.session.title}: ${out.session.session}`,
+  }
+}
+
+export function sessionDeleteTool(ctx: SessionToolContext): ToolDefinition<typeof SessionDeleteInput, typeof SessionDelete> {
+  return {
+    name: 'gateway.session.delete',
+    title: 'Delete a session',
+    description: 'Delete one of your sessions for good (a running job is aborted and pending questions are rejected first).',
+    input: SessionDeleteInput,
+    output: SessionDelete,
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    run: async ({ session: handle }) => {
+      const session = await ctx.owned.openSession(handle)
+      await ctx.runtime.deleteSession(session.id)
+      return { deleted: true as const }
+    },
+    render: () => 'deleted',
+  }
+}

@@ -1,0 +1,45 @@
+import type { WorkspaceGuard } from '@agentgate/workspace-guard'
+import type { ToolDefinition } from '../mcp/define-tool.js'
+import { WorkspaceRead, WorkspaceReadInput, WorkspaceSearch, WorkspaceSearchInput } from '../schemas.js'
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+
+/** `gateway.workspace.search`: every match passed the guard's filesystem check before it is returned. */
+export function workspaceSearchTool(guard: WorkspaceGuard): ToolDefinition<typeof WorkspaceSearchInput, typeof WorkspaceSearch> {
+  return {
+    name: 'gateway.workspace.search',
+    title: 'Search the workspace',
+    description:
+      'Search the workspace by file name (mode files: substring or glob), by literal text (mode text) or by symbol definition (mode symbols). Secret and version-control files are never searched.',
+    input: WorkspaceSearchInput,
+    output: WorkspaceSearch,
+    hints: READ_ONLY,
+    run: async ({ mode, query, limit }) => {
+      const result = await guard.search({ mode, query, limit: limit ?? 20 })
+      return { matches: result.matches.map((m) => ({ ...m })), truncated: result.truncated }
+    },
+    render: (out) =>
+      out.matches.length === 0
+        ? 'No matches.'
+        : out.matches
+            .map((m) => [m.path, m.line, m.kind && `${m.kind} ${m.name}`, m.preview].filter(Boolean).join(': '))
+            .join('\n') + (out.truncated ? '\n(more matches exist)' : ''),
+  }
+}
+
+/** `gateway.workspace.read`: text-only, 256 KiB, through the guard's safe open. */
+export function workspaceReadTool(guard: WorkspaceGuard): ToolDefinition<typeof WorkspaceReadInput, typeof WorkspaceRead> {
+  return {
+    name: 'gateway.workspace.read',
+    title: 'Read a workspace file',
+    description: 'Read one UTF-8 text file (at most 256 KiB) by its path relative to the workspace root.',
+    input: WorkspaceReadInput,
+    output: WorkspaceRead,
+    hints: READ_ONLY,
+    run: async ({ path }) => {
+      const file = await guard.read(path)
+      return { path: file.path, text: file.text, mimeType: file.mimeType, truncated: false as const }
+    },
+    render: (out) => out.text,
+  }
+}
