@@ -1,0 +1,110 @@
+/** What {@link createUpstreamClient} takes. Checked once, when the client is created. */
+export interface UpstreamClientOptions {
+  /** The runtime's base URL, e.g. `http://127.0.0.1:3810` (http or https, no query, no fragment). */
+  readonly baseUrl: string
+  /** Basic auth user name. Defaults to `opencode`, the runtime's default. */
+  readonly username?: string
+  /** Basic auth password (the runtime's `OPENCODE_SERVER_PASSWORD`). */
+  readonly password: string
+  /** The absolute workspace directory. Every request is pinned to it; no call can name another. */
+  readonly directory: string
+  /** A fetch implementation. Defaults to the global `fetch`, looked up at call time. */
+  readonly fetch?: typeof fetch
+  /** Per-request timeout in milliseconds. Defaults to 10 000. */
+  readonly timeoutMs?: number
+  /** Clock for deadlines and message ids. Defaults to `Date.now`. */
+  readonly now?: () => number
+  /** Tuning of the shared event stream. */
+  readonly events?: EventStreamOptions
+}
+
+/** Tuning of the shared `GET /event` stream. The defaults suit the runtime's 10 s heartbeat. */
+export interface EventStreamOptions {
+  /** Reconnect when nothing (not even a heartbeat) arrived for this long. Default 25 000 ms. */
+  readonly heartbeatTimeoutMs?: number
+  /** First reconnect delay before jitter. Default 250 ms. */
+  readonly initialBackoffMs?: number
+  /** Largest reconnect delay. Default 5 000 ms. */
+  readonly maxBackoffMs?: number
+  /** Random source in [0, 1) for the backoff jitter. Default `Math.random`. */
+  readonly random?: () => number
+}
+
+/** {@link UpstreamClientOptions} after checking, with every default filled in. */
+export interface ResolvedOptions {
+  /** Without a trailing slash: paths are appended as `${baseUrl}/session`. */
+  readonly baseUrl: string
+  readonly username: string
+  readonly password: string
+  readonly directory: string
+  readonly fetch: typeof fetch
+  readonly timeoutMs: number
+  readonly now: () => number
+  readonly events: Required<EventStreamOptions>
+}
+
+/**
+ * Checks the options of {@link createUpstreamClient}. Throws `TypeError` for a malformed value and
+ * `RangeError` for an out-of-range number, so misconfiguration fails at start-up, not mid-request.
+ */
+export function resolveOptions(options: UpstreamClientOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object')
+  const baseUrl = parseBaseUrl(options.baseUrl)
+  const username = options.username ?? 'opencode'
+  if (typeof username !== 'string' || username.length === 0 || username.includes(':'))
+    throw new TypeError('username must be a non-empty string without ":"')
+  if (typeof options.password !== 'string' || options.password.length === 0)
+    throw new TypeError('password must be a non-empty string')
+  const directory = options.directory
+  if (typeof directory !== 'string' || !isAbsolute(directory))
+    throw new TypeError('directory must be an absolute path')
+  if (options.fetch !== undefined && typeof options.fetch !== 'function')
+    throw new TypeError('fetch must be a function')
+  if (options.now !== undefined && typeof options.now !== 'function')
+    throw new TypeError('now must be a function')
+  const events = options.events ?? {}
+  const userFetch = options.fetch
+  return {
+    baseUrl,
+    username,
+    password: options.password,
+    directory,
+    // Looked up per call, so test doubles installed after creation (msw) are honoured.
+    fetch: userFetch ?? ((input, init) => globalThis.fetch(input, init)),
+    timeoutMs: positive('timeoutMs', options.timeoutMs, 10_000),
+    now: options.now ?? Date.now,
+    events: {
+      heartbeatTimeoutMs: positive('events.heartbeatTimeoutMs', events.heartbeatTimeoutMs, 25_000),
+      initialBackoffMs: positive('events.initialBackoffMs', events.initialBackoffMs, 250),
+      maxBackoffMs: positive('events.maxBackoffMs', events.maxBackoffMs, 5_000),
+      random: events.random ?? Math.random,
+    },
+  }
+}
+
+function parseBaseUrl(value: unknown): string {
+  if (typeof value !== 'string') throw new TypeError('baseUrl must be a string')
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new TypeError('baseUrl must be an absolute URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError('baseUrl must use http or https')
+  // Credentials go in the Authorization header only; a URL with them would leak into logs.
+  if (url.username || url.password || url.search || url.hash)
+    throw new TypeError('baseUrl must not carry credentials, a query or a fragment')
+  return url.href.replace(/\/+$/, '')
+}
+
+function isAbsolute(path: string): boolean {
+  return path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path)
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new RangeError(`${name} must be a positive number`)
+  return value
+}

@@ -1,0 +1,39 @@
+import type { ResolvedOptions } from './options.ts'
+import { createRedactor, type Redactor } from './redact.ts'
+
+/** Sends one request to the runtime with the credential and the pinned directory applied. */
+export type Send = (request: Request) => Promise<Response>
+
+/** The one place that touches credentials and the workspace directory of outgoing requests. */
+export interface Transport {
+  readonly send: Send
+  readonly redact: Redactor
+}
+
+/**
+ * Builds the transport of one client. The Basic header is computed once here and only ever
+ * written into outgoing request headers, never into a log, a message or an error.
+ *
+ * Every request is pinned to the configured directory: any `directory`/`workspace` query or
+ * `x-opencode-directory`/`x-opencode-workspace` header already on it is dropped and replaced by
+ * the configured one (query AND header, so it holds for GET and POST routes alike). The runtime
+ * opens whatever directory a request names, so this is the gateway's workspace boundary.
+ */
+export function createTransport(options: ResolvedOptions): Transport {
+  const token = Buffer.from(`${options.username}:${options.password}`, 'utf8').toString('base64')
+  const authorization = `Basic ${token}`
+  const redact = createRedactor(options.username, options.password, token)
+  const send: Send = (request) => {
+    const url = new URL(request.url)
+    for (const name of [...url.searchParams.keys()])
+      if (name === 'directory' || name === 'workspace' || name.startsWith('location['))
+        url.searchParams.delete(name)
+    url.searchParams.set('directory', options.directory)
+    const pinned = new Request(url, request)
+    pinned.headers.delete('x-opencode-workspace')
+    pinned.headers.set('x-opencode-directory', encodeURIComponent(options.directory))
+    pinned.headers.set('authorization', authorization)
+    return options.fetch(pinned)
+  }
+  return { send, redact }
+}
