@@ -1,0 +1,87 @@
+import {
+  DEFAULT_LIFETIMES_MS,
+  HANDLE_KINDS,
+  type HandleKind,
+  isHandleKind,
+  MAX_LIFETIME_MS,
+} from './handle-kind.ts'
+import { MAX_TIMESTAMP_MS } from './handle-plaintext.ts'
+import { copySecret } from './secret.ts'
+
+/** Options of `createHandleCodec`. */
+export interface HandleCodecOptions {
+  /** The handle secret (at least 32 bytes); copied at creation. */
+  secret: Uint8Array
+  /** Lifetime per kind in milliseconds; unset kinds keep {@link DEFAULT_LIFETIMES_MS}. */
+  lifetimesMs?: Partial<Record<HandleKind, number>>
+  /** Clock in milliseconds since the epoch; defaults to `Date.now`. */
+  now?: () => number
+}
+
+/** Options after validation. */
+export interface ResolvedCodecOptions {
+  secret: Uint8Array
+  lifetimesMs: Readonly<Record<HandleKind, number>>
+  now: () => number
+}
+
+/**
+ * Checks a lifetime: a positive integer number of milliseconds, at most `MAX_LIFETIME_MS`.
+ * @throws TypeError when not a number; RangeError when out of range or not an integer.
+ */
+export function checkLifetime(value: unknown, name: string): number {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number of milliseconds`)
+  if (!Number.isInteger(value) || value <= 0 || value > MAX_LIFETIME_MS) {
+    throw new RangeError(
+      `${name} must be a positive integer number of milliseconds, at most ${MAX_LIFETIME_MS}`,
+    )
+  }
+  return value
+}
+
+/**
+ * Reads the clock as whole milliseconds.
+ * @throws RangeError when the clock returns a negative, non-finite or far-future value.
+ */
+export function readClock(now: () => number): number {
+  const value = now()
+  // Leaves room for the longest lifetime inside the 48-bit expiry field.
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    value > MAX_TIMESTAMP_MS - MAX_LIFETIME_MS
+  ) {
+    throw new RangeError('now() must return a time in milliseconds since the epoch')
+  }
+  return Math.floor(value)
+}
+
+/**
+ * Validates `createHandleCodec` options once, at creation, so misconfiguration never surfaces on
+ * a first request.
+ * @throws TypeError or RangeError naming the bad option (never its value).
+ */
+export function resolveCodecOptions(options: unknown): ResolvedCodecOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object')
+  const { secret, lifetimesMs, now } = options as Record<string, unknown>
+  const copied = copySecret(secret)
+  const lifetimes: Record<HandleKind, number> = { ...DEFAULT_LIFETIMES_MS }
+  if (lifetimesMs !== undefined) {
+    if (typeof lifetimesMs !== 'object' || lifetimesMs === null) {
+      throw new TypeError('lifetimesMs must be an object')
+    }
+    for (const [kind, value] of Object.entries(lifetimesMs)) {
+      // An unknown key is most likely a typo ("sessions"): refuse it rather than ignore it.
+      if (!isHandleKind(kind))
+        throw new TypeError(`lifetimesMs keys must be one of ${HANDLE_KINDS.join(', ')}`)
+      if (value !== undefined) lifetimes[kind] = checkLifetime(value, `lifetimesMs.${kind}`)
+    }
+  }
+  if (now !== undefined && typeof now !== 'function') throw new TypeError('now must be a function')
+  return {
+    secret: copied,
+    lifetimesMs: Object.freeze(lifetimes),
+    now: (now as (() => number) | undefined) ?? Date.now,
+  }
+}
