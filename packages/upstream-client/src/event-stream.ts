@@ -1,0 +1,224 @@
+import { backoffDelay, sleep } from './backoff.ts'
+import { isRetryableStatus, UpstreamError } from './errors.ts'
+import type { EventStreamOptions } from './options.ts'
+import { excerpt, type Redactor, sanitizeCause } from './redact.ts'
+import { safely } from './safely.ts'
+import { type RawEvent, RawEventSchema } from './schemas.ts'
+import { createSseParser } from './sse-parser.ts'
+import type { Send } from './transport.ts'
+
+/** The one `GET /event` connection of a client, shared by all its subscribers. */
+export interface EventStream {
+  /** Adds a listener of every event; opens the stream if it is the first. Returns its removal. */
+  subscribe(listener: (event: RawEvent) => void): () => void
+  /** Listens to connection changes without opening the stream. Returns its removal. */
+  onConnectionChange(listener: (connected: boolean) => void): () => void
+  /** True from the first event of a connection until that connection ends. */
+  readonly connected: boolean
+  /** Why the last connection attempt failed or ended, if it did. */
+  readonly lastError: UpstreamError | undefined
+  /** Closes the stream for good; later subscriptions receive nothing. */
+  close(): void
+}
+
+interface StreamDeps {
+  readonly baseUrl: string
+  readonly send: Send
+  readonly redact: Redactor
+  /** Time allowed from request to response headers. */
+  readonly connectTimeoutMs: number
+  readonly tuning: Required<EventStreamOptions>
+}
+
+const OPERATION = 'event.subscribe'
+
+class WatchdogExpired extends Error {}
+class ConnectTimeout extends Error {}
+
+/**
+ * Creates the shared event stream. It connects lazily on the first subscription, reconnects
+ * after any end or failure with exponential backoff and jitter, reconnects when nothing arrived
+ * for `heartbeatTimeoutMs` (the runtime sends `server.heartbeat` every 10 s), and disconnects when
+ * the last subscriber leaves or on {@link EventStream.close}.
+ */
+export function createEventStream(deps: StreamDeps): EventStream {
+  const listeners = new Set<(event: RawEvent) => void>()
+  const connectionListeners = new Set<(connected: boolean) => void>()
+  let connected = false
+  let closed = false
+  let lastError: UpstreamError | undefined
+  // One controller per run of the connect loop: aborting it ends that run (sleep included).
+  let run: AbortController | undefined
+
+  const setConnected = (value: boolean): void => {
+    if (connected === value) return
+    connected = value
+    for (const listener of [...connectionListeners]) safely(() => listener(value))
+  }
+
+  const deliver = (event: RawEvent): void => {
+    for (const listener of [...listeners]) safely(() => listener(event))
+  }
+
+  const loop = async (runSignal: AbortSignal): Promise<void> => {
+    let attempt = 0
+    while (!runSignal.aborted) {
+      try {
+        await connectOnce(runSignal, () => {
+          if (runSignal.aborted) return
+          attempt = 0
+          lastError = undefined
+          setConnected(true)
+        })
+        if (!runSignal.aborted)
+          lastError = new UpstreamError('ERR_UPSTREAM_NETWORK', `upstream ${OPERATION} ended`, {
+            operation: OPERATION,
+            isRetryable: true,
+          })
+      } catch (error) {
+        if (!runSignal.aborted) lastError = toUpstreamError(error)
+      }
+      // An aborted run was stopped by stopRun(), which already reported the disconnection; a
+      // newer run may be live by now, so this one must not touch the shared state any more.
+      if (runSignal.aborted) return
+      setConnected(false)
+      const { initialBackoffMs, maxBackoffMs, random } = deps.tuning
+      await sleep(backoffDelay(attempt++, initialBackoffMs, maxBackoffMs, random), runSignal)
+    }
+  }
+
+  const connectOnce = async (runSignal: AbortSignal, onFirstEvent: () => void): Promise<void> => {
+    const connection = new AbortController()
+    const stop = (): void => connection.abort(runSignal.reason)
+    runSignal.addEventListener('abort', stop, { once: true })
+    let watchdog = setTimeout(() => connection.abort(new ConnectTimeout()), deps.connectTimeoutMs)
+    const arm = (): void => {
+      clearTimeout(watchdog)
+      watchdog = setTimeout(() => connection.abort(new WatchdogExpired()), deps.tuning.heartbeatTimeoutMs)
+    }
+    try {
+      const response = await deps.send(
+        new Request(`${deps.baseUrl}/event`, {
+          headers: { accept: 'text/event-stream' },
+          signal: connection.signal,
+        }),
+      )
+      if (!response.ok || !response.body) {
+        const body = await response.text().catch(() => undefined)
+        throw new UpstreamError(
+          'ERR_UPSTREAM_HTTP',
+          `upstream ${OPERATION} failed: HTTP ${response.status}`,
+          {
+            operation: OPERATION,
+            status: response.status,
+            body: excerpt(body, deps.redact),
+            isRetryable: isRetryableStatus(response.status),
+          },
+        )
+      }
+      arm()
+      let seen = false
+      const parser = createSseParser({
+        onActivity: arm,
+        onMessage: (message) => {
+          const event = parseEvent(message.data)
+          if (!event) return
+          if (!seen) {
+            seen = true
+            onFirstEvent()
+          }
+          deliver(event)
+        },
+      })
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+      const cancel = (): void => void reader.cancel().catch(() => undefined)
+      connection.signal.addEventListener('abort', cancel, { once: true })
+      try {
+        for (;;) {
+          const { value, done } = await reader.read()
+          if (done) return
+          parser.push(value)
+        }
+      } finally {
+        connection.signal.removeEventListener('abort', cancel)
+      }
+    } catch (error) {
+      const reason: unknown = connection.signal.reason
+      if (reason instanceof WatchdogExpired || reason instanceof ConnectTimeout)
+        throw new UpstreamError(
+          'ERR_UPSTREAM_TIMEOUT',
+          reason instanceof WatchdogExpired
+            ? `upstream ${OPERATION} went silent`
+            : `upstream ${OPERATION} timed out connecting`,
+          { operation: OPERATION, isRetryable: true },
+        )
+      throw error
+    } finally {
+      clearTimeout(watchdog)
+      runSignal.removeEventListener('abort', stop)
+    }
+  }
+
+  const toUpstreamError = (error: unknown): UpstreamError =>
+    UpstreamError.isInstance(error)
+      ? error
+      : new UpstreamError('ERR_UPSTREAM_NETWORK', `upstream ${OPERATION} failed: no response`, {
+          operation: OPERATION,
+          isRetryable: true,
+          cause: sanitizeCause(error, deps.redact),
+        })
+
+  const start = (): void => {
+    if (run || closed) return
+    const controller = new AbortController()
+    run = controller
+    void loop(controller.signal)
+  }
+
+  const stopRun = (): void => {
+    run?.abort()
+    run = undefined
+    setConnected(false)
+  }
+
+  return {
+    subscribe(listener) {
+      if (closed) return () => undefined
+      const entry = (event: RawEvent): void => listener(event)
+      listeners.add(entry)
+      start()
+      return () => {
+        if (!listeners.delete(entry)) return
+        if (listeners.size === 0) stopRun()
+      }
+    },
+    onConnectionChange(listener) {
+      const entry = (value: boolean): void => listener(value)
+      connectionListeners.add(entry)
+      return () => void connectionListeners.delete(entry)
+    },
+    get connected() {
+      return connected
+    },
+    get lastError() {
+      return lastError
+    },
+    close() {
+      closed = true
+      listeners.clear()
+      stopRun()
+      connectionListeners.clear()
+    },
+  }
+}
+
+function parseEvent(data: string): RawEvent | undefined {
+  let json: unknown
+  try {
+    json = JSON.parse(data)
+  } catch {
+    return undefined
+  }
+  const parsed = RawEventSchema.safeParse(json)
+  return parsed.success ? parsed.data : undefined
+}
