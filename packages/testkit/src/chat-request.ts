@@ -33,7 +33,7 @@ export function isTitleRequest(body: ChatCompletionBody): boolean {
     .filter((m) => m.role === 'system')
     .map(messageText)
     .join('\n')
-  return /title/i.test(system) || system === ''
+  return /title generator|generate a (brief )?title/i.test(system) || system === ''
 }
 
 /** The last script id named in a text, or undefined. */

@@ -68,7 +68,10 @@ export interface ModelServer {
   script(steps: readonly ScriptEntry[], id?: string): string
   /** Recorded chat requests (scripted and default, not title) of one script, by id or marker. */
   requestsFor(idOrMarker: string): RecordedRequest[]
-  /** Resolves with the first recorded request (past or future) that matches; rejects after `timeoutMs` (10 s). */
+  /**
+   * Resolves with the first recorded request that matches, now or later (re-checked when a request
+   * arrives and when its `outcome` changes); rejects after `timeoutMs` (default 10 s).
+   */
   waitForRequest(
     predicate: (request: RecordedRequest) => boolean,
     timeoutMs?: number,
@@ -95,9 +98,13 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const waiters = new Set<(request: RecordedRequest) => void>()
   const inflight = new Set<AbortController>()
 
+  // Waiters are told about each new request and each later outcome change.
+  const notify = (request: RecordedRequest): void => {
+    for (const waiter of [...waiters]) waiter(request)
+  }
   const record = (request: RecordedRequest): void => {
     requests.push(request)
-    for (const waiter of [...waiters]) waiter(request)
+    notify(request)
   }
 
   const server = createServer((req, res) => {
@@ -180,6 +187,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       entry.outcome = 'aborted'
     } finally {
       inflight.delete(controller)
+      notify(entry)
     }
   }
 

@@ -1,7 +1,9 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RuntimeHandle, type Stack, startRuntime, startStack, waitFor } from '../src/index.ts'
+import { type RegistryRecorder, startRegistryRecorder } from './npm-registry-recorder.ts'
 
 // End-to-end: the real opencode binary with the scripted model. Plain fetch + Basic auth only.
 
@@ -18,6 +20,14 @@ interface MessageEntry {
 
 let stack: Stack
 let runtime: RuntimeHandle
+let registry: RegistryRecorder
+const isRoot = process.getuid?.() === 0
+
+/** npm pointed at a recorder and NOT offline, so an attempted plugin install would show up as a hit. */
+const npmProbeEnv = (): Record<string, string | undefined> => ({
+  npm_config_registry: registry.url,
+  npm_config_offline: undefined,
+})
 
 async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await runtime.fetch(path, {
@@ -60,12 +70,14 @@ const textOf = (messages: MessageEntry[]): string =>
     .join('')
 
 beforeAll(async () => {
-  stack = await startStack()
+  registry = await startRegistryRecorder()
+  stack = await startStack({ runtime: { env: npmProbeEnv() } })
   runtime = stack.runtime
 })
 
 afterAll(async () => {
   await stack?.stop()
+  await registry?.close()
 })
 
 describe('startRuntime against the real opencode binary', () => {
@@ -183,16 +195,65 @@ describe('startRuntime against the real opencode binary', () => {
     await waitFor(() => stack.model.requestsFor(marker)[0]?.outcome === 'aborted')
   })
 
-  it('never installs npm packages into the config dirs', () => {
+  // Runs after the turns above, i.e. well after instance bootstrap, which is when the runtime
+  // starts its background install (see the control test below for how fast it shows up).
+  it('never installs npm packages into the config dirs and asks no registry', () => {
     const { sandbox } = runtime
-    for (const dir of [sandbox.configDir, join(sandbox.configHome, 'opencode')]) {
-      expect(readdirSync(dir).sort()).toEqual(dir === sandbox.configDir ? ['opencode.json'] : [])
-    }
+    expect(readdirSync(sandbox.configDir)).toEqual(['opencode.json'])
+    expect(readdirSync(join(sandbox.configHome, 'opencode'))).toEqual([])
     expect(existsSync(join(sandbox.home, '.npm'))).toBe(false)
     expect(existsSync(join(sandbox.cacheHome, 'opencode', 'packages'))).toBe(false)
-    const paths = new Set(stack.model.requests.map((r) => r.path))
-    expect([...paths].every((p) => p.startsWith('/v1/'))).toBe(true)
+    expect(registry.hits).toEqual([])
+    expect(stack.model.requests.every((r) => r.path.startsWith('/v1/'))).toBe(true)
   })
+
+  it.skipIf(!isRoot)(
+    'writes nothing as the runtime user outside its temp dir (needs root: runtime runs as nobody)',
+    () => {
+      expect(runtime.user?.uid).toBe(65534)
+      // The runtime user can only write to world-writable places; it would own whatever it left there.
+      const stray = [tmpdir(), '/tmp', '/var/tmp', '/dev/shm']
+        .filter((dir) => existsSync(dir))
+        .flatMap((dir) => readdirSync(dir).map((name) => join(dir, name)))
+        .filter((path) => !/[\\/]agentgate-runtime-[^/\\]+$/.test(path))
+        .filter((path) => {
+          try {
+            return statSync(path).uid === runtime.user?.uid
+          } catch {
+            return false
+          }
+        })
+      expect(stray).toEqual([])
+      expect(existsSync(join(runtime.sandbox.tmp, 'opencode'))).toBe(true) // TMPDIR is honoured
+    },
+  )
+})
+
+describe('control: the npm checks above can fail', () => {
+  it.skipIf(!isRoot)(
+    'as root with writable config dirs the runtime does start the plugin install (needs root)',
+    async () => {
+      const careless = await startRuntime({ user: 'current', env: npmProbeEnv() })
+      try {
+        const before = registry.hits.length
+        await careless.fetch('/session', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+        const started = Date.now()
+        await waitFor(() => registry.hits.length > before, { timeoutMs: 15_000, description: 'registry hit' })
+        console.log(
+          `control: plugin install reached the registry ${Date.now() - started} ms after the first session`,
+        )
+        expect(registry.hits.at(-1)).toContain('@opencode-ai%2fplugin')
+        expect(readdirSync(careless.configDir)).toContain('.gitignore')
+      } finally {
+        await careless.stop()
+      }
+    },
+    30_000,
+  )
 })
 
 describe('RuntimeHandle.stop', () => {
