@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup'
 import { packageBuild } from '../../tsup.base.ts'
 
-export default defineConfig(packageBuild())
+// Two entries: the client, and the msw fake runtime at `./testing` (msw stays external: peer).
+export default defineConfig(packageBuild({ entry: ['src/index.ts', 'src/testing/index.ts'] }))
