@@ -2,7 +2,7 @@ import { type FSWatcher, watch } from 'node:fs'
 import { CredentialError } from './errors.ts'
 import { buildKeyIndex, type KeyIndex, type Principal, type ResolveResult } from './key-matcher.ts'
 import { readGeneration, readSnapshot } from './read-store.ts'
-import { storePaths } from './store-paths.ts'
+import { type StorePaths, storePaths } from './store-paths.ts'
 
 /** Options of {@link createKeyResolver}. */
 export interface KeyResolverOptions {
@@ -48,8 +48,8 @@ function asCredentialError(error: unknown): CredentialError {
   return new CredentialError('ERR_CREDENTIALS_IO', 'credential store could not be read', { cause: error })
 }
 
-async function loadSnapshot(stateDirPaths: ReturnType<typeof storePaths>): Promise<Snapshot> {
-  const { credentials, mappings } = await readSnapshot(stateDirPaths)
+async function loadSnapshot(paths: StorePaths): Promise<Snapshot> {
+  const { credentials, mappings } = await readSnapshot(paths)
   const keyed = credentials.map(({ username, meta, key }) => ({
     username,
     identity: meta.identity,
