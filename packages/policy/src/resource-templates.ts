@@ -1,0 +1,35 @@
+import type { Capability } from './capabilities.ts'
+import { listsByPolicy } from './grant-lists.ts'
+import { type Policy, parsePolicy } from './policy.ts'
+
+/** An MCP resource template of the gateway; variables are opaque gateway handles (or a path). */
+export interface ResourceTemplate {
+  readonly name: string
+  readonly uriTemplate: string
+  readonly requires: Capability | null
+}
+
+const template = (name: string, uriTemplate: string, requires: Capability): ResourceTemplate =>
+  Object.freeze({ name, uriTemplate, requires })
+
+/** Every resource template, in catalog order. */
+export const RESOURCE_TEMPLATES: readonly ResourceTemplate[] = Object.freeze([
+  template('gateway.session.messages', 'gateway://sessions/{session}/messages', 'session-resources'),
+  template('gateway.session.diff', 'gateway://sessions/{session}/diff', 'session-resources'),
+  template('gateway.session.todos', 'gateway://sessions/{session}/todos', 'session-resources'),
+  // Job state is the resource form of `gateway.job.get`.
+  template('gateway.job', 'gateway://jobs/{job}', 'agent-run'),
+  // `{+path}` (RFC 6570 reserved expansion) keeps the slashes of a relative workspace path.
+  template('gateway.workspace.file', 'gateway://workspace/{+path}', 'workspace-search-read'),
+])
+
+const BY_POLICY = listsByPolicy(RESOURCE_TEMPLATES)
+
+/**
+ * The resource templates `policy` may list and read: the session views and job state for every
+ * policy, workspace files for `read` and `full`.
+ * @throws TypeError for an unknown policy.
+ */
+export function resourceTemplatesFor(policy: Policy): readonly ResourceTemplate[] {
+  return BY_POLICY[parsePolicy(policy)]
+}
