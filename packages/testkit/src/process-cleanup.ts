@@ -1,29 +1,34 @@
+import { armOrphanWatchdog, type OrphanWatchdog } from './orphan-watchdog.ts'
+
 /**
- * Process groups of runtimes still running in this process. On exit (a crashed or aborted test
- * run included) each group is SIGKILLed so no runtime outlives the test process, and the
- * registered cleanup (temp dir removal) runs. Only groups this module registered are touched.
+ * Process groups of runtimes still running in this process, so that none outlives it:
+ * - on `exit` (normal end, `process.exit`, an uncaught error) each group is SIGKILLed and its
+ *   cleanup (temp dir removal) runs;
+ * - on SIGINT/SIGTERM/SIGHUP the same happens, then the signal is re-raised if nobody else
+ *   handles it (so the default behaviour, dying, is kept);
+ * - on a death no handler sees (SIGKILL, OOM) a per-group watchdog kills the group.
+ * Only groups registered here are ever signalled.
  */
-const live = new Map<number, () => void>()
+interface Tracked {
+  cleanup: () => void
+  watchdog: OrphanWatchdog
+}
+
+const live = new Map<number, Tracked>()
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 let installed = false
 
 export function trackProcessGroup(pgid: number, cleanup: () => void = () => {}): void {
-  live.set(pgid, cleanup)
+  live.set(pgid, { cleanup, watchdog: armOrphanWatchdog(pgid) })
   if (installed) return
   installed = true
-  process.once('exit', () => {
-    for (const [group, after] of live) {
-      killGroup(group, 'SIGKILL')
-      try {
-        after()
-      } catch {
-        // best effort at exit
-      }
-    }
-    live.clear()
-  })
+  process.once('exit', killAll)
+  for (const signal of SIGNALS) process.once(signal, onSignal)
 }
 
+/** Forgets a group once it is gone (and ends its watchdog). */
 export function untrackProcessGroup(pgid: number): void {
+  live.get(pgid)?.watchdog.disarm()
   live.delete(pgid)
 }
 
@@ -37,12 +42,28 @@ export function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** True while any process of the group (or the process itself) exists. */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0)
-    return true
-  } catch {
-    return false
+/** Number of groups still tracked (for tests and diagnostics). */
+export function trackedGroupCount(): number {
+  return live.size
+}
+
+function killAll(): void {
+  for (const [pgid, tracked] of live) {
+    killGroup(pgid, 'SIGKILL')
+    tracked.watchdog.disarm()
+    try {
+      tracked.cleanup()
+    } catch {
+      // best effort while exiting
+    }
   }
+  live.clear()
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  killAll()
+  for (const other of SIGNALS) process.removeListener(other, onSignal)
+  installed = false
+  process.removeListener('exit', killAll)
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startRuntime, TestkitError, waitFor } from '../src/index.ts'
+import { trackedGroupCount } from '../src/process-cleanup.ts'
 
 // Failure and shutdown paths of startRuntime, driven by a fake `opencode` (fixtures/fake-opencode.mjs).
 
@@ -78,6 +79,7 @@ describe('startRuntime lifecycle (fake binary)', () => {
     expect(alive(runtime.pid)).toBe(false)
     await waitFor(() => !alive(child), { description: 'grandchild gone' })
     expect(existsSync(runtime.tempDir)).toBe(false)
+    expect(trackedGroupCount()).toBe(0)
   })
 
   it('keeps the temp dir with keep: true', async () => {
