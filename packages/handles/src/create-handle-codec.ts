@@ -82,8 +82,8 @@ export function createHandleCodec(options: HandleCodecOptions): HandleCodec {
       }
       const issuedAt = readClock(now)
       const plaintext = encodePlaintext(issuedAt, issuedAt + ttlMs, json)
-      // A fresh random IV per handle: 2^-32 collision odds only after ~2^32 handles per key,
-      // far beyond what one handle secret seals.
+      // A fresh random 96-bit IV per handle. NIST SP 800-38D allows 2^32 such encryptions per
+      // key before IV collisions become a concern; one handle secret seals far fewer.
       const iv = randomBytes(GCM_IV_BYTES)
       const sealed = await aesGcmEncrypt(await key, iv, plaintext, handleAad(kind, identity))
       return formatHandle(iv, sealed)
