@@ -89,6 +89,13 @@ describe('withStoreLock', () => {
     expect(await readdir(dir)).toEqual([])
   })
 
+  it('breaks a lock left by an earlier process that had our pid', async () => {
+    const dir = await lockDir()
+    const path = join(dir, '.lock')
+    await writeFile(path, lockRecord(process.pid))
+    await expect(withStoreLock(path, options, async () => 'ran')).resolves.toBe('ran')
+  })
+
   it('breaks a lock from another host only once it is older than staleMs', async () => {
     const dir = await lockDir()
     const path = join(dir, '.lock')

@@ -55,7 +55,12 @@ async function inspect(path: string, staleMs: number): Promise<Holder> {
   }
   const fingerprint = owner?.token ?? `${ino}:${mtimeMs}`
   // A pid only means something on the host that wrote it (containers have their own pid space).
-  const deadOwner = owner !== undefined && owner.hostname === hostname() && !pidIsAlive(owner.pid)
+  // Our own pid cannot be a live holder: one acquirer per path per process (the chain below), so
+  // it is a leftover of an earlier process that had the same pid (common after container restarts).
+  const deadOwner =
+    owner !== undefined &&
+    owner.hostname === hostname() &&
+    (owner.pid === process.pid || !pidIsAlive(owner.pid))
   if (deadOwner || Date.now() - mtimeMs > staleMs) return { state: 'stale', fingerprint }
   return { state: 'live', owner }
 }
