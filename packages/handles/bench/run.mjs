@@ -23,6 +23,10 @@ const aad = Buffer.concat(
     return Buffer.concat([length, bytes])
   }),
 )
+// Web Crypto gets plain Uint8Array copies, as the codec passes: pooled Buffers are measurably
+// slower through it and would flatter the codec.
+const webPlaintext = new Uint8Array(plaintext)
+const webAad = new Uint8Array(aad)
 const rawKey = randomBytes(32)
 const webKey = await crypto.subtle.importKey('raw', rawKey, 'AES-GCM', false, ['encrypt', 'decrypt'])
 
@@ -47,10 +51,10 @@ async function webCryptoOnce() {
   const params = {
     name: 'AES-GCM',
     iv: crypto.getRandomValues(new Uint8Array(12)),
-    additionalData: aad,
+    additionalData: webAad,
     tagLength: 128,
   }
-  const sealed = await crypto.subtle.encrypt(params, webKey, plaintext)
+  const sealed = await crypto.subtle.encrypt(params, webKey, webPlaintext)
   await crypto.subtle.decrypt(params, webKey, sealed)
 }
 
