@@ -1,0 +1,75 @@
+import { CredentialError, type CredentialErrorCode } from '@agentgate/credentials'
+import { CliError, type CliErrorCode } from './errors.ts'
+
+/**
+ * The one place where errors become exit codes. Scripts may rely on these numbers:
+ *
+ * | code | meaning |
+ * |---|---|
+ * | 0 | success |
+ * | 1 | unexpected error (a bug: please report it) |
+ * | 2 | usage: unknown command, missing or invalid argument |
+ * | 3 | the stack is missing or its configuration is invalid |
+ * | 4 | not found (no such credential) |
+ * | 5 | conflict (exists already, key in use, limit reached, store busy) |
+ * | 6 | I/O or store damage (permissions, corrupt or insecure files) |
+ * | 7 | a port is in use |
+ * | 8 | a process of the stack failed to start, or exited |
+ * | 9 | `doctor` found a problem |
+ */
+export const EXIT = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  stack: 3,
+  notFound: 4,
+  conflict: 5,
+  io: 6,
+  portInUse: 7,
+  process: 8,
+  check: 9,
+} as const
+
+const CLI_EXIT: Record<CliErrorCode, number> = {
+  ERR_CLI_USAGE: EXIT.usage,
+  ERR_CLI_STACK_MISSING: EXIT.stack,
+  ERR_CLI_CONFIG_INVALID: EXIT.stack,
+  ERR_CLI_PORT_IN_USE: EXIT.portInUse,
+  ERR_CLI_BINARY_NOT_FOUND: EXIT.process,
+  ERR_CLI_START_FAILED: EXIT.process,
+  ERR_CLI_CHILD_EXITED: EXIT.process,
+  ERR_CLI_CHECK_FAILED: EXIT.check,
+  ERR_CLI_IO: EXIT.io,
+}
+
+const CREDENTIAL_EXIT: Record<CredentialErrorCode, number> = {
+  ERR_CREDENTIALS_INVALID_USERNAME: EXIT.usage,
+  ERR_CREDENTIALS_INVALID_POLICY: EXIT.usage,
+  ERR_CREDENTIALS_INVALID_KEY: EXIT.usage,
+  ERR_CREDENTIALS_INVALID_MAPPING: EXIT.usage,
+  ERR_CREDENTIALS_NOT_FOUND: EXIT.notFound,
+  ERR_CREDENTIALS_EXISTS: EXIT.conflict,
+  ERR_CREDENTIALS_KEY_IN_USE: EXIT.conflict,
+  ERR_CREDENTIALS_LIMIT: EXIT.conflict,
+  ERR_CREDENTIALS_LOCKED: EXIT.conflict,
+  ERR_CREDENTIALS_CORRUPT: EXIT.io,
+  ERR_CREDENTIALS_IO: EXIT.io,
+  ERR_CREDENTIALS_SECRET_MISSING: EXIT.stack,
+  ERR_CREDENTIALS_SECRET_INVALID: EXIT.io,
+  ERR_CREDENTIALS_SECRET_INSECURE: EXIT.io,
+}
+
+/** The exit code and the one line to print for an error thrown by a command. */
+export function describeFailure(error: unknown): { exitCode: number; message: string } {
+  if (CliError.isInstance(error))
+    return { exitCode: CLI_EXIT[error.code] ?? EXIT.unexpected, message: error.message }
+  if (CredentialError.isInstance(error)) {
+    return { exitCode: CREDENTIAL_EXIT[error.code] ?? EXIT.unexpected, message: error.message }
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return { exitCode: EXIT.unexpected, message: `unexpected error: ${firstLine(message)}` }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? ''
+}

@@ -1,0 +1,224 @@
+import yargs, { type Argv } from 'yargs'
+import { configOAuth } from './commands/config-oauth.ts'
+import {
+  credentialAdd,
+  credentialList,
+  credentialMapOAuth,
+  credentialRemove,
+  credentialRotate,
+  credentialSetPolicy,
+} from './commands/credential.ts'
+import { formatInitResult, initStack } from './commands/init.ts'
+import { CliError } from './errors.ts'
+import { describeFailure, EXIT } from './exit-codes.ts'
+import type { Io } from './io.ts'
+import { commandsWithRuntime } from './main-runtime.ts'
+
+/** The CLI's version (the package's). */
+export const CLI_VERSION = '0.1.0'
+
+const dirOption = {
+  type: 'string',
+  describe: 'The stack directory (default: $AGENTGATE_DIR, else the current directory)',
+} as const
+
+const jsonOption = { type: 'boolean', default: false, describe: 'Print machine-readable JSON' } as const
+
+/** The stack directory of a command: `--dir`, `$AGENTGATE_DIR`, or the current directory. */
+export function stackDir(argv: object, io: Io): string {
+  const dir = (argv as { dir?: unknown }).dir
+  return typeof dir === 'string' && dir.length > 0 ? dir : (io.env.AGENTGATE_DIR ?? '.')
+}
+
+function credentialCommands(y: Argv, io: Io): Argv {
+  return y
+    .command(
+      'add <username> <policy>',
+      'Create a credential; prints its key once, to stdout',
+      (c) =>
+        c
+          .positional('username', {
+            type: 'string',
+            demandOption: true,
+            describe: 'Lowercase name, e.g. ci-bot',
+          })
+          .positional('policy', { type: 'string', demandOption: true, choices: ['chat', 'read', 'full'] })
+          .option('json', jsonOption)
+          .example('$0 credential add ci-bot read', 'Add a read credential; the key is the only stdout line')
+          .example('KEY=$($0 credential add ci-bot read)', 'Capture the key in a script'),
+      (a) =>
+        credentialAdd({ dir: stackDir(a, io), username: a.username, policy: a.policy, json: a.json }, io),
+    )
+    .command(
+      'set-policy <username> <policy>',
+      'Change the policy of a credential (identity, key and sessions stay)',
+      (c) =>
+        c
+          .positional('username', { type: 'string', demandOption: true })
+          .positional('policy', { type: 'string', demandOption: true, choices: ['chat', 'read', 'full'] })
+          .option('json', jsonOption)
+          .example('$0 credential set-policy discord read', 'Let the discord bot read the workspace'),
+      (a) =>
+        credentialSetPolicy(
+          { dir: stackDir(a, io), username: a.username, policy: a.policy, json: a.json },
+          io,
+        ),
+    )
+    .command(
+      'rotate <username>',
+      'Replace the key of a credential; prints the new key once',
+      (c) =>
+        c
+          .positional('username', { type: 'string', demandOption: true })
+          .option('json', jsonOption)
+          .example('$0 credential rotate owner', 'New owner key; sessions stay reachable'),
+      (a) => credentialRotate({ dir: stackDir(a, io), username: a.username, json: a.json }, io),
+    )
+    .command(
+      'remove <username>',
+      'Delete a credential and its OAuth mappings',
+      (c) =>
+        c
+          .positional('username', { type: 'string', demandOption: true })
+          .option('json', jsonOption)
+          .example('$0 credential remove slack', 'Revoke the slack credential'),
+      (a) => credentialRemove({ dir: stackDir(a, io), username: a.username, json: a.json }, io),
+    )
+    .command(
+      'list',
+      'List credentials (never their keys) and OAuth mappings',
+      (c) => c.option('json', jsonOption).example('$0 credential list --json', 'For scripts'),
+      (a) => credentialList({ dir: stackDir(a, io), json: a.json }, io),
+    )
+    .command(
+      'map <kind> <issuer> <subject> <username>',
+      'Map an OAuth (issuer, subject) pair to a credential',
+      (c) =>
+        c
+          .positional('kind', { type: 'string', demandOption: true, choices: ['oauth'] })
+          .positional('issuer', { type: 'string', demandOption: true, describe: 'Exact issuer URL' })
+          .positional('subject', { type: 'string', demandOption: true, describe: 'Exact `sub` claim' })
+          .positional('username', { type: 'string', demandOption: true })
+          .option('json', jsonOption)
+          .example(
+            '$0 credential map oauth https://id.example.com 248289761001 owner',
+            'Tokens of that subject act as owner',
+          ),
+      (a) =>
+        credentialMapOAuth(
+          { dir: stackDir(a, io), issuer: a.issuer, subject: a.subject, username: a.username, json: a.json },
+          io,
+        ),
+    )
+    .demandCommand(1, 'Choose a credential command: add, set-policy, rotate, remove, list, map oauth')
+}
+
+/** Builds the parser. Every command is one exported function; this file only wires flags to them. */
+export function buildParser(args: string[], io: Io): Argv {
+  const parser = yargs(args)
+    .scriptName('agentgate')
+    .usage(
+      '$0 <command> [options]\n\nThe agentgate operator CLI: one stack directory, one configuration file (agentgate.json).',
+    )
+    .option('dir', dirOption)
+    .command(
+      'init',
+      'Create the stack layout (idempotent: never overwrites a secret, a key or an edited file)',
+      (c) =>
+        c
+          .option('json', jsonOption)
+          .example('$0 init --dir ~/agentgate', 'Create a stack in ~/agentgate')
+          .example('$0 init --dir ~/agentgate', 'Run again: reports everything as kept'),
+      async (a) => {
+        const result = await initStack({ dir: stackDir(a, io), env: io.env })
+        io.out(a.json ? `${JSON.stringify(result)}\n` : formatInitResult(result))
+      },
+    )
+    .command('credential', 'Manage named credentials (bearer keys)', (c) =>
+      credentialCommands(c, io).example('$0 credential add ci-bot read', 'Create a credential'),
+    )
+    .command('config', 'Change the stack configuration', (c) =>
+      c
+        .command(
+          'oauth',
+          'Enable OAuth bearer tokens (the gateway is a resource server only)',
+          (o) =>
+            o
+              .option('resource', {
+                type: 'string',
+                demandOption: true,
+                describe: 'HTTPS URL of the protected /mcp',
+              })
+              .option('issuer', { type: 'string', demandOption: true, describe: 'HTTPS issuer URL' })
+              .option('jwks-url', {
+                type: 'string',
+                demandOption: true,
+                describe: 'HTTPS URL of the signing keys',
+              })
+              .option('audience', {
+                type: 'string',
+                demandOption: true,
+                describe: 'Expected audience, normally the resource URL',
+              })
+              .option('scopes', {
+                type: 'string',
+                array: true,
+                default: [],
+                describe: 'Required scopes (space/comma separated or repeated)',
+              })
+              .option('algorithms', {
+                type: 'string',
+                array: true,
+                describe: 'Allowed algorithms: RS256, PS256, ES256, EdDSA (default RS256)',
+              })
+              .option('json', jsonOption)
+              .example(
+                '$0 config oauth --resource https://gw.example.com/mcp --issuer https://id.example.com --jwks-url https://id.example.com/jwks.json --audience https://gw.example.com/mcp --scopes mcp',
+                'Accept tokens of that issuer',
+              ),
+          (a) =>
+            configOAuth(
+              {
+                dir: stackDir(a, io),
+                resource: a.resource,
+                issuer: a.issuer,
+                jwksUrl: a['jwks-url'],
+                audience: a.audience,
+                scopes: a.scopes,
+                algorithms: a.algorithms,
+                json: a.json,
+              },
+              io,
+            ),
+        )
+        .demandCommand(1, 'Choose a config command: oauth'),
+    )
+  return commandsWithRuntime(parser, io)
+    .demandCommand(1, 'Choose a command (see --help)')
+    .strict()
+    .recommendCommands()
+    .help()
+    .alias('h', 'help')
+    .version(CLI_VERSION)
+    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .exitProcess(false)
+    .fail((message, error) => {
+      throw error ?? new CliError('ERR_CLI_USAGE', `${message} (see --help)`)
+    })
+}
+
+/**
+ * Runs the CLI with `args` (without node and script) and returns the exit code. Errors become
+ * one line on stderr; the exit code comes from `describeFailure`, the one mapping.
+ */
+export async function main(args: string[], io: Io): Promise<number> {
+  try {
+    await buildParser(args, io).parseAsync()
+    return process.exitCode === undefined ? EXIT.ok : Number(process.exitCode)
+  } catch (error) {
+    const { exitCode, message } = describeFailure(error)
+    io.err(`agentgate: ${message}\n`)
+    if (io.env.AGENTGATE_DEBUG === '1' && error instanceof Error && error.stack) io.err(`${error.stack}\n`)
+    return exitCode
+  }
+}

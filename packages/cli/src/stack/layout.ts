@@ -1,0 +1,138 @@
+import { join, resolve } from 'node:path'
+
+/** The name of the one stack configuration file the operator edits, at the stack root. */
+export const STACK_CONFIG_FILE = 'agentgate.json'
+
+/** Per-runtime private directories inside `state/` (HOME and XDG dirs of one runtime process). */
+export interface RuntimeStateDirs {
+  readonly root: string
+  readonly home: string
+  /** XDG_CONFIG_HOME; `opencode` inside it is a link to the runtime's user config directory. */
+  readonly xdgConfig: string
+  readonly xdgData: string
+  readonly xdgState: string
+  readonly xdgCache: string
+  readonly tmp: string
+  /** The runtime's working directory (its project directory). */
+  readonly cwd?: string
+}
+
+/**
+ * Absolute paths of every part of a stack (DESIGN.md "Stack layout"). Paths only: nothing here
+ * touches the file system.
+ */
+export interface StackLayout {
+  readonly root: string
+  /** `agentgate.json`: the operator's intent. */
+  readonly configFile: string
+  readonly stateDir: string
+  readonly handleSecret: string
+  readonly nativePassword: string
+  readonly moderatorPassword: string
+  /** Generated on every `up`; never edited by hand. */
+  readonly stackEnv: string
+  readonly credentialsDir: string
+  readonly ownerKeyFile: string
+  readonly assistantState: RuntimeStateDirs
+  readonly moderatorState: RuntimeStateDirs & { readonly cwd: string }
+  readonly systemDir: string
+  /** Managed directory of the assistant runtime (`OPENCODE_CONFIG_DIR`). */
+  readonly managedDir: string
+  /** Managed directory of the moderator runtime (every tool denied). */
+  readonly moderatorDir: string
+  readonly configDir: string
+  /** Operator policy directory: holds `opencode.json`, merged last (the runtime's managed config). */
+  readonly policyDir: string
+  readonly policyFile: string
+  /** User config directory: preferences file, persona. */
+  readonly userConfigDir: string
+  readonly akmDir: string
+  readonly akmConfig: string
+  readonly knowledgeDir: string
+  readonly secretsDir: string
+  /** The runtime's provider credential store. */
+  readonly authFile: string
+  readonly tasksDir: string
+  readonly disabledTasksDir: string
+  /** Never loaded into any runtime's environment. */
+  readonly userEnvFile: string
+  readonly workspace: string
+}
+
+function runtimeDirs(root: string): RuntimeStateDirs {
+  return {
+    root,
+    home: join(root, 'home'),
+    xdgConfig: join(root, 'xdg-config'),
+    xdgData: join(root, 'xdg-data'),
+    xdgState: join(root, 'xdg-state'),
+    xdgCache: join(root, 'xdg-cache'),
+    tmp: join(root, 'tmp'),
+  }
+}
+
+/** Directory overrides for a container, where parts of the stack are mounted elsewhere. */
+export interface LayoutOverrides {
+  /** `AGENTGATE_MANAGED_DIR` (the image mounts `system/assistant` at `/etc/opencode`). */
+  readonly managedDir?: string | undefined
+  /** `AGENTGATE_POLICY_DIR` (the image mounts the operator policy file into its own directory). */
+  readonly policyDir?: string | undefined
+  /** `AGENTGATE_WORKSPACE` (the image mounts the workspace at `/work`). */
+  readonly workspace?: string | undefined
+}
+
+/** Reads the container overrides from the environment (unset or empty means "inside the stack"). */
+export function overridesFromEnv(env: NodeJS.ProcessEnv): LayoutOverrides {
+  const pick = (name: string): string | undefined => (env[name] ? env[name] : undefined)
+  return {
+    managedDir: pick('AGENTGATE_MANAGED_DIR'),
+    policyDir: pick('AGENTGATE_POLICY_DIR'),
+    workspace: pick('AGENTGATE_WORKSPACE'),
+  }
+}
+
+/** The layout of the stack rooted at `dir` (resolved against the current directory). */
+export function stackLayout(dir: string, overrides: LayoutOverrides = {}): StackLayout {
+  const root = resolve(dir)
+  const stateDir = join(root, 'state')
+  const credentialsDir = join(stateDir, 'credentials')
+  const systemDir = join(root, 'system')
+  const configDir = join(root, 'config')
+  const knowledgeDir = join(root, 'knowledge')
+  const policyDir = overrides.policyDir ? resolve(overrides.policyDir) : join(configDir, 'opencode')
+  const moderatorRoot = join(stateDir, 'moderator')
+  return {
+    root,
+    configFile: join(root, STACK_CONFIG_FILE),
+    stateDir,
+    handleSecret: join(stateDir, 'handle-secret'),
+    nativePassword: join(stateDir, 'native-password'),
+    moderatorPassword: join(stateDir, 'moderator-password'),
+    stackEnv: join(stateDir, 'stack.env'),
+    credentialsDir,
+    ownerKeyFile: join(credentialsDir, 'owner', 'key'),
+    assistantState: runtimeDirs(join(stateDir, 'assistant')),
+    moderatorState: { ...runtimeDirs(moderatorRoot), cwd: join(moderatorRoot, 'work') },
+    systemDir,
+    managedDir: overrides.managedDir ? resolve(overrides.managedDir) : join(systemDir, 'assistant'),
+    moderatorDir: join(systemDir, 'moderator'),
+    configDir,
+    policyDir,
+    policyFile: join(policyDir, 'opencode.json'),
+    userConfigDir: join(configDir, 'assistant'),
+    akmDir: join(configDir, 'akm'),
+    akmConfig: join(configDir, 'akm', 'config.json'),
+    knowledgeDir,
+    secretsDir: join(knowledgeDir, 'secrets'),
+    authFile: join(knowledgeDir, 'secrets', 'auth.json'),
+    tasksDir: join(knowledgeDir, 'tasks'),
+    disabledTasksDir: join(knowledgeDir, 'disabled-tasks'),
+    userEnvFile: join(knowledgeDir, 'env', 'user.env'),
+    workspace: overrides.workspace ? resolve(overrides.workspace) : join(root, 'workspace'),
+  }
+}
+
+/** `path` relative to the stack root for messages (`state/handle-secret`); other paths unchanged. */
+export function relativeToStack(layout: StackLayout, path: string): string {
+  return path.startsWith(`${layout.root}/`) ? path.slice(layout.root.length + 1) : path
+}

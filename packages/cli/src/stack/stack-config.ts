@@ -1,0 +1,150 @@
+import { readFile } from 'node:fs/promises'
+import { z } from 'zod'
+import { CliError } from '../errors.ts'
+
+/** The native server's default port (spec: "native server bind 127.0.0.1:3810 default"). */
+export const DEFAULT_NATIVE_PORT = 3810
+/** The moderator's port (spec: "moderator port 4097 on container loopback"). */
+export const DEFAULT_MODERATOR_PORT = 4097
+export const DEFAULT_GATEWAY_PORT = 8787
+
+const Port = z.number().int().min(1).max(65535)
+const Host = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[A-Za-z0-9.:_-]+$/, 'must be a host name or an IP address')
+const Origin = z.string().refine((value) => {
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value
+  } catch {
+    return false
+  }
+}, 'must be an exact origin such as https://app.example.com (scheme, host, optional port; no path)')
+const HttpsUrl = z
+  .string()
+  .url()
+  .refine((value) => new URL(value).protocol === 'https:', 'must be an https:// URL')
+
+/** Algorithms the spec allows for OAuth access tokens; the CLI default is RS256. */
+export const OAUTH_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const
+
+/** OAuth resource-server settings written by `agentgate config oauth`. */
+export const OAuthConfigSchema = z
+  .object({
+    resource: HttpsUrl,
+    issuer: HttpsUrl,
+    jwksUrl: HttpsUrl,
+    audience: z.string().min(1).max(2048),
+    scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token')).max(64),
+    algorithms: z.array(z.enum(OAUTH_ALGORITHMS)).min(1),
+  })
+  .strict()
+export type OAuthConfig = z.infer<typeof OAuthConfigSchema>
+
+/** True when `zone` is an IANA time zone this Node knows. */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * `agentgate.json`: the operator's intent. `up` derives `state/stack.env` from it on every start.
+ * `native.port` is a number, or `"auto"`: 3810, or a free port when 3810 is taken on a fresh
+ * setup (the choice is recorded in `state/stack.env` and kept from then on).
+ */
+export const StackConfigSchema = z
+  .object({
+    version: z.literal(1),
+    gateway: z
+      .object({
+        host: Host.default('127.0.0.1'),
+        port: Port.default(DEFAULT_GATEWAY_PORT),
+        /** Exact browser origins allowed on `/mcp` (`GATEWAY_ALLOWED_ORIGINS`); empty: none. */
+        allowedOrigins: z.array(Origin).max(64).default([]),
+      })
+      .strict(),
+    native: z
+      .object({
+        host: Host.default('127.0.0.1'),
+        port: z.union([Port, z.literal('auto')]).default('auto'),
+        username: z
+          .string()
+          .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
+          .default('opencode'),
+      })
+      .strict(),
+    moderator: z
+      .object({
+        enabled: z.boolean().default(true),
+        port: Port.default(DEFAULT_MODERATOR_PORT),
+      })
+      .strict(),
+    assistant: z.object({ timezone: z.string().refine(isTimeZone, 'must be an IANA time zone') }).strict(),
+    scheduler: z.object({ enabled: z.boolean().default(false) }).strict(),
+    oauth: OAuthConfigSchema.optional(),
+  })
+  .strict()
+export type StackConfig = z.infer<typeof StackConfigSchema>
+
+/** The host's time zone, or UTC when it cannot be told. */
+export function detectTimeZone(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.TZ?.replace(/^:/, '')
+  if (fromEnv && isTimeZone(fromEnv)) return fromEnv
+  const resolved = Intl.DateTimeFormat().resolvedOptions().timeZone
+  return resolved && isTimeZone(resolved) ? resolved : 'UTC'
+}
+
+/** The configuration a fresh `init` seeds. */
+export function defaultStackConfig(timezone: string): StackConfig {
+  return {
+    version: 1,
+    gateway: { host: '127.0.0.1', port: DEFAULT_GATEWAY_PORT, allowedOrigins: [] },
+    native: { host: '127.0.0.1', port: 'auto', username: 'opencode' },
+    moderator: { enabled: true, port: DEFAULT_MODERATOR_PORT },
+    assistant: { timezone },
+    scheduler: { enabled: false },
+  }
+}
+
+/** Validates parsed JSON: `{ value }` or `{ errors }` (one line each, with the field path). */
+export function validateStackConfig(input: unknown): { value: StackConfig } | { errors: string[] } {
+  const parsed = StackConfigSchema.safeParse(input)
+  if (parsed.success) return { value: parsed.data }
+  return {
+    errors: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+  }
+}
+
+/**
+ * Reads and validates `agentgate.json`. Throws `ERR_CLI_STACK_MISSING` when it does not exist and
+ * `ERR_CLI_CONFIG_INVALID` (first problem named) when it is not valid.
+ */
+export async function loadStackConfig(file: string, shownAs = 'agentgate.json'): Promise<StackConfig> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new CliError('ERR_CLI_STACK_MISSING', `${shownAs} not found: run \`agentgate init\` first`)
+    }
+    throw new CliError('ERR_CLI_IO', `cannot read ${shownAs} (${(error as NodeJS.ErrnoException).code})`)
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    throw new CliError('ERR_CLI_CONFIG_INVALID', `${shownAs} is not valid JSON`)
+  }
+  const result = validateStackConfig(json)
+  if ('errors' in result) {
+    const more = result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : ''
+    throw new CliError('ERR_CLI_CONFIG_INVALID', `${shownAs}: ${result.errors[0]}${more}`)
+  }
+  return result.value
+}
