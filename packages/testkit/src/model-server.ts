@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { classifyChatRequest, scriptMarker } from './chat-request.ts'
-import { chunkFactory, completion, errorBody, sse, toWireToolCalls } from './openai-format.ts'
-import {
-  type ChatCompletionBody,
-  isErrorStep,
-  isToolCallStep,
-  type ScriptEntry,
-  type ScriptStep,
-} from './script-steps.ts'
+import { errorBody } from './openai-format.ts'
+import type { ChatCompletionBody, ScriptEntry, ScriptStep } from './script-steps.ts'
+import { json, writeAnswer } from './write-answer.ts'
 
 /** Options of {@link startModelServer}. */
 export interface ModelServerOptions {
@@ -180,7 +174,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (!res.writableFinished) controller.abort()
     })
     try {
-      await answer(res, step, body.stream === true, controller.signal)
+      await writeAnswer(res, step, { model, stream: body.stream === true, signal: controller.signal })
       entry.outcome = controller.signal.aborted ? 'aborted' : 'completed'
     } catch (error) {
       if (!controller.signal.aborted) throw error
@@ -189,47 +183,6 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       inflight.delete(controller)
       notify(entry)
     }
-  }
-
-  async function answer(
-    res: ServerResponse,
-    step: ScriptStep,
-    stream: boolean,
-    signal: AbortSignal,
-  ): Promise<void> {
-    if (step.delayMs) await sleep(step.delayMs, undefined, { signal })
-    if (isErrorStep(step)) {
-      const {
-        status = 400,
-        type = 'invalid_request_error',
-        message = 'scripted error',
-        code = null,
-      } = step.error
-      json(res, status, errorBody(message, type, code))
-      return
-    }
-    const calls = isToolCallStep(step) ? toWireToolCalls(step.toolCalls ?? [step.toolCall!]) : []
-    const textParts = typeof step.text === 'string' ? [step.text] : [...(step.text ?? [])]
-    if (!stream) {
-      json(res, 200, completion(model, textParts.join(''), calls))
-      return
-    }
-    const chunks = chunkFactory(model)
-    res.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    })
-    res.write(sse(chunks.role()))
-    const intervalMs = 'intervalMs' in step ? (step.intervalMs ?? 0) : 0
-    for (const [index, text] of textParts.entries()) {
-      if (index > 0 && intervalMs > 0) await sleep(intervalMs, undefined, { signal })
-      if (signal.aborted) return
-      res.write(sse(chunks.content(text)))
-    }
-    if (calls.length > 0) res.write(sse(chunks.toolCalls(calls)))
-    res.write(sse(chunks.finish(calls.length > 0 ? 'tool_calls' : 'stop')))
-    res.end(sse('[DONE]'))
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -288,11 +241,6 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
     req.on('error', reject)
   })
-}
-
-function json(res: ServerResponse, status: number, body: object): void {
-  res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify(body))
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import { dirname } from 'node:path'
+import { assertReachable } from './check-access.ts'
 import { TestkitError } from './errors.ts'
 import { type ExitWatch, terminate, watchExit } from './exit-watch.ts'
 import { freePort } from './free-port.ts'
@@ -109,6 +112,11 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     throw new TestkitError('ERR_TESTKIT_BINARY_NOT_FOUND', (cause as Error).message, { cause })
   }
   const user = resolveUser(options.user ?? 'auto')
+  if (user) {
+    assertReachable(dirname(binary), user, 'opencode binary')
+    if (options.workspace) assertReachable(options.workspace, user, 'workspace')
+    assertReachable(options.tempParent ?? tmpdir(), user, 'temp parent dir')
+  }
   const username = options.username ?? 'gateway'
   const password = options.password ?? randomBytes(18).toString('base64url')
   const authHeader = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`

@@ -82,6 +82,32 @@ describe('startRuntime lifecycle (fake binary)', () => {
     expect(trackedGroupCount()).toBe(0)
   })
 
+  it('retries on another port when the chosen one was taken meanwhile', async () => {
+    const state = join(scratch, 'port-state')
+    const runtime = await startRuntime({
+      binary: fake,
+      user: 'current',
+      stopGraceMs: 0,
+      env: { FAKE_MODE: 'port-taken-once', FAKE_STATE: state },
+    })
+    expect(existsSync(state)).toBe(true)
+    expect((await runtime.fetch('/global/health')).status).toBe(200)
+    await runtime.stop()
+  })
+
+  it('does not retry a port the caller chose', async () => {
+    const error = await startRuntime({
+      binary: fake,
+      user: 'current',
+      port: 1,
+      env: { FAKE_MODE: 'port-taken-once', FAKE_STATE: join(scratch, 'fixed-port-state') },
+    }).catch((e) => e)
+    expect(error).toMatchObject({
+      code: 'ERR_TESTKIT_RUNTIME_EXITED',
+      message: expect.stringContaining('ServeError'),
+    })
+  })
+
   it('keeps the temp dir with keep: true', async () => {
     const runtime = await startRuntime({ binary: fake, user: 'current', keep: true, stopGraceMs: 0 })
     await runtime.stop()
