@@ -10,7 +10,7 @@ for (const name of readdirSync('packages').sort()) {
   const script = join('packages', name, 'bench', 'run.mjs')
   if (!existsSync(script) || (only.length > 0 && !only.includes(name))) continue
   console.log(`\n## ${name}`)
-  const result = spawnSync(process.execPath, ['--expose-gc', script], {
+  const result = spawnSync(process.execPath, ['--expose-gc', join('bench', 'run.mjs')], {
     stdio: 'inherit',
     cwd: join('packages', name),
   })
