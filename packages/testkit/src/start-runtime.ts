@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
-import { dirname } from 'node:path'
 import { assertReachable } from './check-access.ts'
 import { TestkitError } from './errors.ts'
 import { type ExitWatch, terminate, watchExit } from './exit-watch.ts'
@@ -12,6 +11,7 @@ import { resolveOpencodeBinary } from './resolve-binary.ts'
 import { buildRuntimeConfig, type JsonObject } from './runtime-config.ts'
 import { buildRuntimeEnv } from './runtime-env.ts'
 import { createSandbox, type ProcessUser, removeSandbox, type Sandbox } from './sandbox.ts'
+import { stageBinaryFor } from './stage-binary.ts'
 import { waitForHealthy, waitForListening } from './wait-for-runtime.ts'
 
 /** Options of {@link startRuntime}. */
@@ -113,9 +113,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   }
   const user = resolveUser(options.user ?? 'auto')
   if (user) {
-    assertReachable(dirname(binary), user, 'opencode binary')
+    const tempParent = options.tempParent ?? tmpdir()
+    assertReachable(tempParent, user, 'temp parent dir')
     if (options.workspace) assertReachable(options.workspace, user, 'workspace')
-    assertReachable(options.tempParent ?? tmpdir(), user, 'temp parent dir')
+    binary = stageBinaryFor(binary, user, tempParent)
   }
   const username = options.username ?? 'gateway'
   const password = options.password ?? randomBytes(18).toString('base64url')
