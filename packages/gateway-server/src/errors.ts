@@ -30,6 +30,10 @@ export class GatewayError extends Error {
   }
 
   static isInstance(value: unknown): value is GatewayError {
-    return value instanceof Error && value.name === 'GatewayError' && typeof (value as GatewayError).code === 'string'
+    return (
+      value instanceof Error &&
+      value.name === 'GatewayError' &&
+      typeof (value as GatewayError).code === 'string'
+    )
   }
 }

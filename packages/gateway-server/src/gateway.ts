@@ -21,7 +21,7 @@ export interface GatewayOptions {
   handleSecret: Uint8Array
   /** The agent runtime, usually `runtimeFromUpstream(createUpstreamClient(...))`. */
   runtime: RuntimePort
-  /** Workspace root for the read/full workspace tools (`/work` in the image). */
+  /** Workspace root for the read/full workspace tools (`/work` in the image). Required unless `guard` is given. */
   workspaceRoot?: string
   /** Or a ready guard (tests). */
   guard?: WorkspaceGuard
@@ -49,18 +49,22 @@ export interface Gateway extends GatewayApp {
  * (`TypeError`/`RangeError`), never on the first request.
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  if (!options.keys || typeof options.keys.resolve !== 'function') throw new TypeError('createGateway: keys resolver is required')
+  if (!options.keys || typeof options.keys.resolve !== 'function')
+    throw new TypeError('createGateway: keys resolver is required')
   if (!options.runtime) throw new TypeError('createGateway: runtime is required')
   const logger = options.logger ?? createLogger()
   const maxRequestBodyBytes = options.maxRequestBodyBytes ?? 4 * 1024 * 1024
-  if (!Number.isSafeInteger(maxRequestBodyBytes) || maxRequestBodyBytes < 1024) throw new RangeError('maxRequestBodyBytes must be ≥ 1024')
+  if (!Number.isSafeInteger(maxRequestBodyBytes) || maxRequestBodyBytes < 1024)
+    throw new RangeError('maxRequestBodyBytes must be ≥ 1024')
   const codec = createHandleCodec({
     secret: options.handleSecret,
     ...(options.handleLifetimesMs && { lifetimesMs: options.handleLifetimesMs }),
     ...(options.now && { now: options.now }),
   })
   const signer = createOwnershipSigner({ secret: options.handleSecret })
-  const guard = options.guard ?? (options.workspaceRoot ? createWorkspaceGuard({ root: options.workspaceRoot }) : undefined)
+  if (!options.guard && !options.workspaceRoot)
+    throw new TypeError('createGateway: workspaceRoot is required')
+  const guard = options.guard ?? createWorkspaceGuard({ root: options.workspaceRoot as string })
   const oauth = options.oauth ? createOAuthVerifier(options.oauth) : undefined
   const allowedOrigins = parseAllowedOrigins(options.allowedOrigins)
   const factory = createServerFactory({
@@ -75,7 +79,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const onError = (error: Error): void => {
     logger.error({ event: 'mcp_error', errorName: error.name }, 'mcp handler error')
   }
-  const mcp = createMcpHandler(factory, { legacy: 'stateless', onerror: onError, maxRequestBodySize: maxRequestBodyBytes })
+  const mcp = createMcpHandler(factory, {
+    legacy: 'stateless',
+    onerror: onError,
+    maxRequestBodySize: maxRequestBodyBytes,
+  })
   const app = createApp({
     resolver: options.keys,
     oauth,

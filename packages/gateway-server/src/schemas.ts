@@ -10,14 +10,18 @@ export const AgentRunInput = z
     message: z.string().min(1).max(32_000).describe('What the agent should do (1-32000 characters).'),
     session: handle.optional().describe('A session handle to resume; omit to start a new session.'),
     title: z.string().min(1).max(160).optional().describe('Title of a new session (1-160 characters).'),
-    waitMs: waitMs.optional().describe('Wait up to this many milliseconds (0-30000) for the run to finish or need input.'),
+    waitMs: waitMs
+      .optional()
+      .describe('Wait up to this many milliseconds (0-30000) for the run to finish or need input.'),
   })
   .strict()
 
 export const JobGetInput = z
   .object({ job: handle.describe('A job handle from gateway.agent.run.'), waitMs: waitMs.optional() })
   .strict()
-export const JobCancelInput = z.object({ job: handle.describe('A job handle from gateway.agent.run.') }).strict()
+export const JobCancelInput = z
+  .object({ job: handle.describe('A job handle from gateway.agent.run.') })
+  .strict()
 
 export const SessionListInput = z
   .object({
@@ -30,11 +34,18 @@ export const SESSION_VIEWS = ['messages', 'diff', 'todos'] as const
 export const SessionGetInput = z
   .object({
     session: handle,
-    include: z.array(z.enum(SESSION_VIEWS)).max(3).optional().describe('Views to include: messages, diff, todos.'),
+    include: z
+      .array(z.enum(SESSION_VIEWS))
+      .max(3)
+      .optional()
+      .describe('Views to include: messages, diff, todos.'),
   })
   .strict()
 export const SessionForkInput = z
-  .object({ session: handle, message: handle.optional().describe('Fork before this message (a message handle).') })
+  .object({
+    session: handle,
+    message: handle.optional().describe('Fork before this message (a message handle).'),
+  })
   .strict()
 export const SessionDeleteInput = z.object({ session: handle }).strict()
 
@@ -42,7 +53,13 @@ export const WorkspaceSearchInput = z
   .object({
     mode: z.enum(['files', 'text', 'symbols']),
     query: z.string().min(1).max(500),
-    limit: z.number().int().min(1).max(100).optional().describe('At most this many matches, 1-100 (default 20).'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('At most this many matches, 1-100 (default 20).'),
   })
   .strict()
 export const WorkspaceReadInput = z
@@ -52,13 +69,21 @@ export const WorkspaceReadInput = z
 export const InteractionRespondInput = z
   .object({
     interaction: handle,
-    decision: z.enum(['once', 'always', 'reject']).optional().describe('For a permission: once, always (full only) or reject.'),
+    decision: z
+      .enum(['once', 'always', 'reject'])
+      .optional()
+      .describe('For a permission: once, always (full only) or reject.'),
     answers: z
       .array(z.array(z.string().min(1).max(2000)).max(20))
       .max(20)
       .optional()
       .describe('For a question: one array of chosen labels (or custom text) per question.'),
-    message: z.string().min(1).max(1000).optional().describe('Optional note sent with a permission decision.'),
+    message: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('Optional note sent with a permission decision.'),
   })
   .strict()
 
@@ -152,7 +177,10 @@ export const SessionGet = z.object({
 export const SessionFork = z.object({ session: SessionSummary })
 export const SessionDelete = z.object({ deleted: z.literal(true) })
 export const JobCancel = z.object({ status: z.literal('cancelled'), session: z.string(), job: z.string() })
-export const InteractionRespond = z.object({ accepted: z.literal(true), kind: z.enum(['question', 'permission']) })
+export const InteractionRespond = z.object({
+  accepted: z.literal(true),
+  kind: z.enum(['question', 'permission']),
+})
 export const WorkspaceSearch = z.object({
   matches: z.array(
     z.object({

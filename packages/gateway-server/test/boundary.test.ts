@@ -1,7 +1,14 @@
-import { request as httpRequest } from 'node:http'
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGateway, type Gateway } from '../src/index.js'
-import { captureLogger, type Credentials, makeCredentials, rpc, testSecret, unreachableRuntime } from './helpers.js'
+import {
+  captureLogger,
+  type Credentials,
+  makeCredentials,
+  rpc,
+  testSecret,
+  unreachableRuntime,
+} from './helpers.js'
 
 const BASE = 'http://gateway.test'
 const listTools = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }
@@ -23,6 +30,7 @@ beforeAll(async () => {
     keys: creds.resolver,
     handleSecret: testSecret(),
     runtime: unreachableRuntime,
+    workspaceRoot: creds.workspace,
     allowedOrigins: 'https://app.example.com, http://localhost:5173',
     logger: logs.logger,
     maxRequestBodyBytes: 64 * 1024,
@@ -45,20 +53,34 @@ describe('paths', () => {
     expect(res.status).toBe(405)
   })
 
-  it.each(['/', '/mcp/x', '//mcp', '/health/', '/MCP', '/mcp/', '/.well-known/oauth-protected-resource', '/doc', '/session', '/global/health', '/event'])(
-    'answers 404 for %s',
-    async (path) => {
-      const res = await gateway.fetch(new Request(`${BASE}${path}`, { headers: { authorization: `Bearer ${creds.keys.full}` } }))
-      expect(res.status).toBe(404)
-    },
-  )
+  it.each([
+    '/',
+    '/mcp/x',
+    '//mcp',
+    '/health/',
+    '/MCP',
+    '/mcp/',
+    '/.well-known/oauth-protected-resource',
+    '/doc',
+    '/session',
+    '/global/health',
+    '/event',
+  ])('answers 404 for %s', async (path) => {
+    const res = await gateway.fetch(
+      new Request(`${BASE}${path}`, { headers: { authorization: `Bearer ${creds.keys.full}` } }),
+    )
+    expect(res.status).toBe(404)
+  })
 })
 
 describe('bearer authentication', () => {
   const cases: Array<[string, () => Record<string, string>]> = [
     ['missing', () => ({})],
     ['empty bearer', () => ({ authorization: 'Bearer ' })],
-    ['basic scheme', () => ({ authorization: `Basic ${Buffer.from(`owner:${creds.keys.full}`).toString('base64')}` })],
+    [
+      'basic scheme',
+      () => ({ authorization: `Basic ${Buffer.from(`owner:${creds.keys.full}`).toString('base64')}` }),
+    ],
     ['weak (short) key', () => ({ authorization: 'Bearer short-key' })],
     ['over-long key', () => ({ authorization: `Bearer ${'a'.repeat(513)}` })],
     ['malformed (non-ASCII) key', () => ({ authorization: `Bearer ${'é'.repeat(40)}` })],
@@ -72,7 +94,11 @@ describe('bearer authentication', () => {
     const res = await gateway.fetch(rpc(`${BASE}/mcp`, listTools, headers()))
     expect(res.status).toBe(401)
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="agentgate"/)
-    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } })
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32001, message: 'Unauthorized' },
+    })
   })
 
   it('accepts a valid key', async () => {
@@ -100,20 +126,30 @@ describe('CORS on /mcp', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull()
   })
 
-  it.each(['https://evil.example.com', 'https://app.example.com.evil.com', 'http://app.example.com', 'null', 'https://APP.example.com'])(
-    'refuses Origin %s with 403 before authentication',
-    async (origin) => {
-      for (const headers of [{ origin }, { origin, authorization: `Bearer ${creds.keys.full}` }, { origin, authorization: 'Bearer nope' }]) {
-        const res = await gateway.fetch(rpc(`${BASE}/mcp`, listTools, headers))
-        expect(res.status).toBe(403)
-        expect(res.headers.get('www-authenticate')).toBeNull()
-      }
-    },
-  )
+  it.each([
+    'https://evil.example.com',
+    'https://app.example.com.evil.com',
+    'http://app.example.com',
+    'null',
+    'https://APP.example.com',
+  ])('refuses Origin %s with 403 before authentication', async (origin) => {
+    for (const headers of [
+      { origin },
+      { origin, authorization: `Bearer ${creds.keys.full}` },
+      { origin, authorization: 'Bearer nope' },
+    ]) {
+      const res = await gateway.fetch(rpc(`${BASE}/mcp`, listTools, headers))
+      expect(res.status).toBe(403)
+      expect(res.headers.get('www-authenticate')).toBeNull()
+    }
+  })
 
   it('serves an allowlisted origin and exposes the MCP headers, never cookies', async () => {
     const res = await gateway.fetch(
-      rpc(`${BASE}/mcp`, init, { origin: 'https://app.example.com', authorization: `Bearer ${creds.keys.chat}` }),
+      rpc(`${BASE}/mcp`, init, {
+        origin: 'https://app.example.com',
+        authorization: `Bearer ${creds.keys.chat}`,
+      }),
     )
     expect(res.status).toBe(200)
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
@@ -142,17 +178,32 @@ describe('CORS on /mcp', () => {
 
   it('refuses a preflight from a foreign origin', async () => {
     const res = await gateway.fetch(
-      new Request(`${BASE}/mcp`, { method: 'OPTIONS', headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' } }),
+      new Request(`${BASE}/mcp`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },
+      }),
     )
     expect(res.status).toBe(403)
   })
 
   it('rejects a malformed allowlist at creation', () => {
     expect(() =>
-      createGateway({ keys: creds.resolver, handleSecret: testSecret(), runtime: unreachableRuntime, allowedOrigins: 'app.example.com' }),
+      createGateway({
+        keys: creds.resolver,
+        handleSecret: testSecret(),
+        runtime: unreachableRuntime,
+        workspaceRoot: creds.workspace,
+        allowedOrigins: 'app.example.com',
+      }),
     ).toThrow(TypeError)
     expect(() =>
-      createGateway({ keys: creds.resolver, handleSecret: testSecret(), runtime: unreachableRuntime, allowedOrigins: 'https://a.com/path' }),
+      createGateway({
+        keys: creds.resolver,
+        handleSecret: testSecret(),
+        runtime: unreachableRuntime,
+        workspaceRoot: creds.workspace,
+        allowedOrigins: 'https://a.com/path',
+      }),
     ).toThrow(TypeError)
   })
 })
@@ -167,21 +218,28 @@ describe('over real HTTP', () => {
   })
   afterAll(async () => close())
 
+  // A raw HTTP/1.1 request over a socket: the only way to send the same header twice.
   const send = (headers: Array<[string, string]>, body: string): Promise<{ status: number; body: string }> =>
     new Promise((resolve, reject) => {
-      const target = new URL(`${url}/mcp`)
-      const req = httpRequest(
-        { host: target.hostname, port: target.port, path: '/mcp', method: 'POST', headers: headers.flat() as unknown as Record<string, string> },
-        (res) => {
-          let text = ''
-          res.on('data', (c) => {
-            text += c
-          })
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
-        },
-      )
-      req.on('error', reject)
-      req.end(body)
+      const target = new URL(url)
+      const socket = connect(Number(target.port), target.hostname)
+      let text = ''
+      socket.on('data', (chunk) => {
+        text += chunk.toString()
+      })
+      socket.on('error', reject)
+      socket.on('end', () => {
+        const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)
+        resolve({ status, body: text.slice(text.indexOf('\r\n\r\n') + 4) })
+      })
+      const lines = [
+        'POST /mcp HTTP/1.1',
+        `Host: ${target.host}`,
+        'Connection: close',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        ...headers.map(([k, v]) => `${k}: ${v}`),
+      ]
+      socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`)
     })
 
   it('rejects duplicated Authorization headers even when both carry the same valid key', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
@@ -9,6 +9,8 @@ import type { RuntimePort } from '../src/runtime/port.js'
 
 export interface Credentials {
   stateDir: string
+  /** An empty workspace directory inside the temp dir. */
+  workspace: string
   resolver: KeyResolver
   keys: { full: string; read: string; chat: string; chat2: string }
   cleanup(): Promise<void>
@@ -23,8 +25,11 @@ export async function makeCredentials(): Promise<Credentials> {
   const chat = await store.add('discord', 'chat')
   const chat2 = await store.add('slack', 'chat')
   const resolver = createKeyResolver({ stateDir })
+  const workspace = join(stateDir, 'workspace')
+  await mkdir(workspace)
   return {
     stateDir,
+    workspace,
     resolver,
     keys: { full: full.key, read: read.key, chat: chat.key, chat2: chat2.key },
     async cleanup() {
@@ -47,7 +52,11 @@ export const unreachableRuntime: RuntimePort = new Proxy({} as RuntimePort, {
 })
 
 /** A logger whose JSON lines are kept for assertions. */
-export function captureLogger(): { logger: Logger; lines: () => Array<Record<string, unknown>>; raw: () => string } {
+export function captureLogger(): {
+  logger: Logger
+  lines: () => Array<Record<string, unknown>>
+  raw: () => string
+} {
   let text = ''
   const destination = new Writable({
     write(chunk, _enc, done) {
@@ -71,7 +80,11 @@ export function captureLogger(): { logger: Logger; lines: () => Array<Record<str
 export function rpc(url: string, body: unknown, headers: Record<string, string> = {}): Request {
   return new Request(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body: JSON.stringify(body),
   })
 }

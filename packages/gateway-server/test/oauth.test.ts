@@ -33,7 +33,13 @@ async function keyPair(alg: string, kid: string): Promise<{ signer: Signer; jwk:
 async function token(
   signer: Signer,
   claims: Record<string, unknown> = {},
-  options: { exp?: number | null; iss?: string; aud?: string; sub?: string; header?: Record<string, unknown> } = {},
+  options: {
+    exp?: number | null
+    iss?: string
+    aud?: string
+    sub?: string
+    header?: Record<string, unknown>
+  } = {},
 ): Promise<string> {
   const jwt = new SignJWT({ scope: 'mcp:tools', ...claims })
     .setProtectedHeader({ alg: signer.alg, kid: signer.kid, ...options.header })
@@ -64,7 +70,15 @@ beforeAll(async () => {
     keys: creds.resolver,
     handleSecret: testSecret(),
     runtime: unreachableRuntime,
-    oauth: { resource: RESOURCE, issuer: ISSUER, jwksUrl: JWKS_URL, audience: RESOURCE, scopes: ['mcp:tools'], algorithms: ['RS256', 'ES256'] },
+    workspaceRoot: creds.workspace,
+    oauth: {
+      resource: RESOURCE,
+      issuer: ISSUER,
+      jwksUrl: JWKS_URL,
+      audience: RESOURCE,
+      scopes: ['mcp:tools'],
+      algorithms: ['RS256', 'ES256'],
+    },
   })
 })
 afterAll(async () => {
@@ -74,9 +88,23 @@ afterAll(async () => {
 })
 
 const toolCount = async (bearer: string): Promise<number | undefined> => {
-  const res = await gateway.fetch(rpc(`${BASE}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { authorization: `Bearer ${bearer}` }))
+  const res = await gateway.fetch(
+    rpc(
+      `${BASE}/mcp`,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      { authorization: `Bearer ${bearer}` },
+    ),
+  )
   if (res.status !== 200) return undefined
-  const body = (await res.json()) as { result?: { tools: unknown[] } }
+  const raw = await res.text()
+  // The stateless 2025 leg answers over SSE: take the JSON of the data line.
+  const data = raw.startsWith('{')
+    ? raw
+    : (raw
+        .split('\n')
+        .find((l) => l.startsWith('data: '))
+        ?.slice(6) ?? '{}')
+  const body = JSON.parse(data) as { result?: { tools: unknown[] } }
   return body.result?.tools.length
 }
 
@@ -84,10 +112,16 @@ describe('OAuth protected-resource metadata', () => {
   it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])(
     'serves %s without authentication, readable cross-origin',
     async (path) => {
-      const res = await gateway.fetch(new Request(`${BASE}${path}`, { headers: { origin: 'https://anything.example' } }))
+      const res = await gateway.fetch(
+        new Request(`${BASE}${path}`, { headers: { origin: 'https://anything.example' } }),
+      )
       expect(res.status).toBe(200)
       expect(res.headers.get('access-control-allow-origin')).toBe('*')
-      expect(await res.json()).toMatchObject({ resource: RESOURCE, authorization_servers: [ISSUER], scopes_supported: ['mcp:tools'] })
+      expect(await res.json()).toMatchObject({
+        resource: RESOURCE,
+        authorization_servers: [ISSUER],
+        scopes_supported: ['mcp:tools'],
+      })
     },
   )
 
@@ -123,30 +157,51 @@ describe('JWT bearer tokens', () => {
     ['a token missing the required scope', () => token(rsa, { scope: 'other' })],
     ['an algorithm outside the configured list (EdDSA)', () => token(ed)],
     ['a signature by a key that is not in the JWKS', () => token(stranger)],
-    ['alg none', async () => {
-      const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')
-      const payload = Buffer.from(
-        JSON.stringify({ iss: ISSUER, aud: RESOURCE, sub: 'user-123', exp: Math.floor(Date.now() / 1000) + 300, scope: 'mcp:tools' }),
-      ).toString('base64url')
-      return `${header}.${payload}.`
-    }],
-    ['HS256 keyed with the public JWK', async () => {
-      const secret = new TextEncoder().encode(JSON.stringify(jwks.keys[0]))
-      return new SignJWT({ scope: 'mcp:tools' })
-        .setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' })
-        .setIssuer(ISSUER)
-        .setAudience(RESOURCE)
-        .setSubject('user-123')
-        .setExpirationTime('5m')
-        .sign(secret)
-    }],
-    ['a tampered payload', async () => {
-      const [h, , s] = (await token(rsa)).split('.')
-      const payload = Buffer.from(
-        JSON.stringify({ iss: ISSUER, aud: RESOURCE, sub: 'reader-sub', exp: Math.floor(Date.now() / 1000) + 300, scope: 'mcp:tools' }),
-      ).toString('base64url')
-      return `${h}.${payload}.${s}`
-    }],
+    [
+      'alg none',
+      async () => {
+        const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')
+        const payload = Buffer.from(
+          JSON.stringify({
+            iss: ISSUER,
+            aud: RESOURCE,
+            sub: 'user-123',
+            exp: Math.floor(Date.now() / 1000) + 300,
+            scope: 'mcp:tools',
+          }),
+        ).toString('base64url')
+        return `${header}.${payload}.`
+      },
+    ],
+    [
+      'HS256 keyed with the public JWK',
+      async () => {
+        const secret = new TextEncoder().encode(JSON.stringify(jwks.keys[0]))
+        return new SignJWT({ scope: 'mcp:tools' })
+          .setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' })
+          .setIssuer(ISSUER)
+          .setAudience(RESOURCE)
+          .setSubject('user-123')
+          .setExpirationTime('5m')
+          .sign(secret)
+      },
+    ],
+    [
+      'a tampered payload',
+      async () => {
+        const [h, , s] = (await token(rsa)).split('.')
+        const payload = Buffer.from(
+          JSON.stringify({
+            iss: ISSUER,
+            aud: RESOURCE,
+            sub: 'reader-sub',
+            exp: Math.floor(Date.now() / 1000) + 300,
+            scope: 'mcp:tools',
+          }),
+        ).toString('base64url')
+        return `${h}.${payload}.${s}`
+      },
+    ],
   ]
 
   it.each(rejected)('rejects %s with 401', async (_, make) => {
@@ -166,21 +221,42 @@ describe('JWT bearer tokens', () => {
 })
 
 describe('Wycheproof JWS vectors through the signature check', () => {
-  const fixture = JSON.parse(readFileSync(new URL('../../../../shared/fixtures/security/wycheproof-jws-subset.json', import.meta.url), 'utf8')) as {
-    testGroups: Array<{ comment?: string; public?: JWK; private?: JWK; tests: Array<{ tcId: number; comment: string; jws: string; result: string }> }>
+  const fixture = JSON.parse(
+    readFileSync(
+      new URL('../../../../shared/fixtures/security/wycheproof-jws-subset.json', import.meta.url),
+      'utf8',
+    ),
+  ) as {
+    testGroups: Array<{
+      comment?: string
+      public?: JWK
+      private?: JWK
+      tests: Array<{ tcId: number; comment: string; jws: string; result: string }>
+    }>
   }
   const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth']
   const cases = fixture.testGroups.flatMap((group) => {
     const source = group.public ?? group.private ?? {}
-    const publicJwk = Object.fromEntries(Object.entries(source).filter(([k]) => !PRIVATE_MEMBERS.includes(k))) as JWK
-    return group.tests.map((t) => ({ name: `${group.comment ?? source.alg} #${t.tcId} ${t.comment}`, publicJwk, alg: source.alg, ...t }))
+    const publicJwk = Object.fromEntries(
+      Object.entries(source).filter(([k]) => !PRIVATE_MEMBERS.includes(k)),
+    ) as JWK
+    return group.tests.map((t) => ({
+      name: `${group.comment ?? source.alg} #${t.tcId} ${t.comment}`,
+      publicJwk,
+      alg: source.alg,
+      ...t,
+    }))
   })
 
   it.each(cases)('$name', async ({ publicJwk, alg, jws, result }) => {
     // Symmetric (oct) keys are never accepted: without a public key there is nothing to verify with.
-    const keys = publicJwk.kty === 'oct' ? createLocalJWKSet({ keys: [] }) : createLocalJWKSet({ keys: [publicJwk] })
+    const keys =
+      publicJwk.kty === 'oct' ? createLocalJWKSet({ keys: [] }) : createLocalJWKSet({ keys: [publicJwk] })
     const ok = await verifyJwsSignature(jws, keys, OAUTH_ALGORITHMS)
-    const expected = result === 'valid' && publicJwk.kty !== 'oct' && (OAUTH_ALGORITHMS as readonly string[]).includes(alg ?? '')
+    const expected =
+      result === 'valid' &&
+      publicJwk.kty !== 'oct' &&
+      (OAUTH_ALGORITHMS as readonly string[]).includes(alg ?? '')
     expect(ok).toBe(expected)
   })
 })

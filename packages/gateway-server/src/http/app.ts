@@ -54,21 +54,54 @@ export function createApp(options: AppOptions): GatewayApp {
     ? `Bearer realm="agentgate", resource_metadata="${new URL(METADATA_PATH + new URL(oauth.options.resource).pathname.replace(/\/$/, ''), oauth.options.resource).href}"`
     : 'Bearer realm="agentgate"'
   const unauthorized = (): Response =>
-    json(401, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } }, { 'WWW-Authenticate': challenge })
+    json(
+      401,
+      { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } },
+      { 'WWW-Authenticate': challenge },
+    )
 
   async function serveMcp(request: Request, requestId: string, started: number): Promise<Response> {
     const origin = checkOrigin(request.headers.get('Origin'), allowedOrigins)
     if (!origin.ok) {
-      logger.warn({ event: 'http', path: MCP_PATH, status: 403, reason: 'origin', requestId }, 'origin denied')
+      logger.warn(
+        { event: 'http', path: MCP_PATH, status: 403, reason: 'origin', requestId },
+        'origin denied',
+      )
       return json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Origin not allowed' } })
     }
-    if (request.method === 'OPTIONS' && origin.origin !== undefined) return preflightResponse(request, origin.origin)
-    const auth = await authenticate(request.headers.get('Authorization'), resolver, oauth)
+    if (request.method === 'OPTIONS' && origin.origin !== undefined)
+      return preflightResponse(request, origin.origin)
+    let auth: Awaited<ReturnType<typeof authenticate>>
+    try {
+      auth = await authenticate(request.headers.get('Authorization'), resolver, oauth)
+    } catch (error) {
+      // The credential store could not be read at all (never a reason to let anyone in, and not
+      // the caller's fault either): 503, so clients retry and operators see it.
+      logger.error(
+        {
+          event: 'http',
+          path: MCP_PATH,
+          status: 503,
+          errorName: (error as Error).name,
+          errorCode: (error as { code?: string }).code,
+          requestId,
+        },
+        'credential store unavailable',
+      )
+      return json(
+        503,
+        { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Service unavailable' } },
+        { 'Retry-After': '5' },
+      )
+    }
     let response: Response
     const audit: AuditRecord = {}
     if (!auth.ok) {
       response = unauthorized()
-      logger.warn({ event: 'http', path: MCP_PATH, status: 401, reason: auth.reason, requestId }, 'unauthorized')
+      logger.warn(
+        { event: 'http', path: MCP_PATH, status: 401, reason: auth.reason, requestId },
+        'unauthorized',
+      )
     } else {
       audit.rpcMethod = await peekRpcMethod(request)
       const scope: RequestScope = { principal: auth.principal, audit }
@@ -105,7 +138,8 @@ export function createApp(options: AppOptions): GatewayApp {
       const { pathname } = new URL(request.url)
       if (pathname === MCP_PATH) return serveMcp(request, requestId, started)
       if (pathname === '/health') {
-        if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { error: 'method not allowed' }, { Allow: 'GET, HEAD' })
+        if (request.method !== 'GET' && request.method !== 'HEAD')
+          return json(405, { error: 'method not allowed' }, { Allow: 'GET, HEAD' })
         const health = options.health()
         return json(health.ok ? 200 : 503, health)
       }

@@ -1,7 +1,9 @@
 import type { KeyResolverLike, Principal } from '../principal.js'
 import { looksLikeJwt, type OAuthVerifier } from './oauth.js'
 
-export type AuthOutcome = { ok: true; principal: Principal; method: 'key' | 'oauth' } | { ok: false; reason: string }
+export type AuthOutcome =
+  | { ok: true; principal: Principal; method: 'key' | 'oauth' }
+  | { ok: false; reason: string }
 
 const BEARER = /^Bearer ([\x21-\x7E]+)$/i
 

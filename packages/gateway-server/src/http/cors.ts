@@ -33,10 +33,14 @@ export function parseAllowedOrigins(value: string | readonly string[] | undefine
     try {
       url = new URL(item)
     } catch {
-      throw new TypeError('GATEWAY_ALLOWED_ORIGINS: each entry must be an origin like https://app.example.com')
+      throw new TypeError(
+        'GATEWAY_ALLOWED_ORIGINS: each entry must be an origin like https://app.example.com',
+      )
     }
     if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== item.replace(/\/$/, '')) {
-      throw new TypeError('GATEWAY_ALLOWED_ORIGINS: each entry must be an exact origin (scheme, host, port; no path)')
+      throw new TypeError(
+        'GATEWAY_ALLOWED_ORIGINS: each entry must be an exact origin (scheme, host, port; no path)',
+      )
     }
     origins.add(url.origin)
   }

@@ -21,7 +21,10 @@ export interface RunningServer {
  * header and whole-request timeouts, a body size cap (413) and a cap on header size.
  */
 export async function listen(app: GatewayApp, options: ListenOptions): Promise<RunningServer> {
-  const handler = toNodeHandler(app, { maxRequestBodySize: options.maxRequestBodyBytes, onerror: options.onError })
+  const handler = toNodeHandler(app, {
+    maxRequestBodySize: options.maxRequestBodyBytes,
+    onerror: options.onError,
+  })
   const server: Server = createServer(
     {
       // A tool may wait up to 30 s (waitMs); leave room for the upstream reads after it.

@@ -52,7 +52,9 @@ export function createOAuthVerifier(input: OAuthOptions, getKey?: JWTVerifyGetKe
   const parsed = OAuthOptionsSchema.safeParse(input)
   if (!parsed.success) throw new TypeError(`invalid OAuth options: ${parsed.error.issues[0]?.path.join('.')}`)
   const options = parsed.data
-  const keys = getKey ?? createRemoteJWKSet(new URL(options.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 })
+  const keys =
+    getKey ??
+    createRemoteJWKSet(new URL(options.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 })
   return {
     options,
     async verify(token) {
@@ -73,7 +75,8 @@ export function createOAuthVerifier(input: OAuthOptions, getKey?: JWTVerifyGetKe
               : [],
         )
         if (!options.scopes.every((scope) => granted.has(scope))) return undefined
-        if (typeof payload.sub !== 'string' || payload.sub === '' || typeof payload.iss !== 'string') return undefined
+        if (typeof payload.sub !== 'string' || payload.sub === '' || typeof payload.iss !== 'string')
+          return undefined
         return { issuer: payload.iss, subject: payload.sub }
       } catch {
         return undefined

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { deriveJobState, type TurnMessage } from './derive-job-state.js'
 
-const user = (id: string, created: number): TurnMessage => ({ info: { id, role: 'user', time: { created } }, parts: [{ type: 'text', text: 'hi' }] })
-const assistant = (parentID: string, opts: Partial<TurnMessage['info']> & { text?: string } = {}): TurnMessage => ({
+const user = (id: string, created: number): TurnMessage => ({
+  info: { id, role: 'user', time: { created } },
+  parts: [{ type: 'text', text: 'hi' }],
+})
+const assistant = (
+  parentID: string,
+  opts: Partial<TurnMessage['info']> & { text?: string } = {},
+): TurnMessage => ({
   info: {
     id: `a-${parentID}-${Math.random()}`,
     role: 'assistant',
@@ -18,24 +24,38 @@ const assistant = (parentID: string, opts: Partial<TurnMessage['info']> & { text
 
 describe('deriveJobState', () => {
   it('is running while the session is busy with this job', () => {
-    expect(deriveJobState({ messages: [user('m1', 1)], messageId: 'm1', session: 'busy', pendingAsks: 0 })).toEqual({ state: 'running' })
-    expect(deriveJobState({ messages: [user('m1', 1)], messageId: 'm1', session: 'retry', pendingAsks: 0 })).toEqual({ state: 'running' })
+    expect(
+      deriveJobState({ messages: [user('m1', 1)], messageId: 'm1', session: 'busy', pendingAsks: 0 }),
+    ).toEqual({ state: 'running' })
+    expect(
+      deriveJobState({ messages: [user('m1', 1)], messageId: 'm1', session: 'retry', pendingAsks: 0 }),
+    ).toEqual({ state: 'running' })
   })
 
   it('needs input while this job is active and asks are pending', () => {
-    expect(deriveJobState({ messages: [user('m1', 1)], messageId: 'm1', session: 'busy', pendingAsks: 1 }).state).toBe('input_required')
+    expect(
+      deriveJobState({ messages: [user('m1', 1)], messageId: 'm1', session: 'busy', pendingAsks: 1 }).state,
+    ).toBe('input_required')
   })
 
   it('is running right after the prompt, before the user message is listed', () => {
-    expect(deriveJobState({ messages: [], messageId: 'm1', session: 'busy', pendingAsks: 0 }).state).toBe('running')
+    expect(deriveJobState({ messages: [], messageId: 'm1', session: 'busy', pendingAsks: 0 }).state).toBe(
+      'running',
+    )
   })
 
   it('is missing when the message is not in an idle session', () => {
-    expect(deriveJobState({ messages: [], messageId: 'm1', session: 'idle', pendingAsks: 0 }).state).toBe('missing')
+    expect(deriveJobState({ messages: [], messageId: 'm1', session: 'idle', pendingAsks: 0 }).state).toBe(
+      'missing',
+    )
   })
 
   it('completes with the final text and summed usage of every step', () => {
-    const messages = [user('m1', 1), assistant('m1', { finish: 'tool-calls', text: 'thinking' }), assistant('m1', { text: 'final answer' })]
+    const messages = [
+      user('m1', 1),
+      assistant('m1', { finish: 'tool-calls', text: 'thinking' }),
+      assistant('m1', { text: 'final answer' }),
+    ]
     const state = deriveJobState({ messages, messageId: 'm1', session: 'idle', pendingAsks: 0 })
     expect(state).toEqual({
       state: 'completed',
@@ -46,21 +66,37 @@ describe('deriveJobState', () => {
 
   it('an older job stays completed while a later run is busy', () => {
     const messages = [user('m1', 1), assistant('m1', { text: 'old' }), user('m2', 5)]
-    expect(deriveJobState({ messages, messageId: 'm1', session: 'busy', pendingAsks: 2 })).toMatchObject({ state: 'completed', text: 'old' })
-    expect(deriveJobState({ messages, messageId: 'm2', session: 'busy', pendingAsks: 2 }).state).toBe('input_required')
+    expect(deriveJobState({ messages, messageId: 'm1', session: 'busy', pendingAsks: 2 })).toMatchObject({
+      state: 'completed',
+      text: 'old',
+    })
+    expect(deriveJobState({ messages, messageId: 'm2', session: 'busy', pendingAsks: 2 }).state).toBe(
+      'input_required',
+    )
   })
 
   it('is cancelled when the last step was aborted', () => {
-    const messages = [user('m1', 1), assistant('m1', { error: { name: 'MessageAbortedError', data: { message: 'aborted' } }, text: 'part' })]
-    expect(deriveJobState({ messages, messageId: 'm1', session: 'idle', pendingAsks: 0 })).toMatchObject({ state: 'cancelled', text: 'part' })
+    const messages = [
+      user('m1', 1),
+      assistant('m1', { error: { name: 'MessageAbortedError', data: { message: 'aborted' } }, text: 'part' }),
+    ]
+    expect(deriveJobState({ messages, messageId: 'm1', session: 'idle', pendingAsks: 0 })).toMatchObject({
+      state: 'cancelled',
+      text: 'part',
+    })
   })
 
   it('is cancelled when an aborted run left no answer at all', () => {
-    expect(deriveJobState({ messages: [user('m1', 1)], messageId: 'm1', session: 'idle', pendingAsks: 0 }).state).toBe('cancelled')
+    expect(
+      deriveJobState({ messages: [user('m1', 1)], messageId: 'm1', session: 'idle', pendingAsks: 0 }).state,
+    ).toBe('cancelled')
   })
 
   it('fails with the runtime error, its message truncated', () => {
-    const messages = [user('m1', 1), assistant('m1', { error: { name: 'APIError', data: { message: 'x'.repeat(900) } } })]
+    const messages = [
+      user('m1', 1),
+      assistant('m1', { error: { name: 'APIError', data: { message: 'x'.repeat(900) } } }),
+    ]
     const state = deriveJobState({ messages, messageId: 'm1', session: 'idle', pendingAsks: 0 })
     expect(state.state).toBe('failed')
     if (state.state === 'failed') {
@@ -79,8 +115,21 @@ describe('deriveJobState', () => {
 
   it('ignores synthetic text parts in the final text', () => {
     const m = assistant('m1')
-    const withParts = { ...m, parts: [{ type: 'text', text: 'visible' }, { type: 'text', text: ' hidden', synthetic: true }] }
-    expect(deriveJobState({ messages: [user('m1', 1), withParts], messageId: 'm1', session: 'idle', pendingAsks: 0 })).toMatchObject({
+    const withParts = {
+      ...m,
+      parts: [
+        { type: 'text', text: 'visible' },
+        { type: 'text', text: ' hidden', synthetic: true },
+      ],
+    }
+    expect(
+      deriveJobState({
+        messages: [user('m1', 1), withParts],
+        messageId: 'm1',
+        session: 'idle',
+        pendingAsks: 0,
+      }),
+    ).toMatchObject({
       text: 'visible',
     })
   })

@@ -11,9 +11,21 @@ export interface TurnMessage {
     error?: { name: string; data?: { message?: unknown } }
     finish?: string
     cost?: number
-    tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } }
+    tokens?: {
+      input?: number
+      output?: number
+      reasoning?: number
+      cache?: { read?: number; write?: number }
+    }
   }
-  parts: ReadonlyArray<{ type: string; text?: unknown; synthetic?: unknown; ignored?: unknown; tool?: unknown; state?: unknown }>
+  parts: ReadonlyArray<{
+    type: string
+    text?: unknown
+    synthetic?: unknown
+    ignored?: unknown
+    tool?: unknown
+    state?: unknown
+  }>
 }
 
 export type SessionRunState = 'idle' | 'busy' | 'retry'
@@ -81,7 +93,12 @@ export function deriveJobState(input: DeriveInput): DerivedJobState {
   }
   if (last !== undefined && last.info.time.completed === undefined) {
     // A turn killed with the process (SIGTERM) leaves an unfinished message and an idle session.
-    return { state: 'failed', error: { name: 'Interrupted', message: 'The run was interrupted.' }, text, usage }
+    return {
+      state: 'failed',
+      error: { name: 'Interrupted', message: 'The run was interrupted.' },
+      text,
+      usage,
+    }
   }
   return { state: 'completed', text, usage }
 }
@@ -106,7 +123,9 @@ export function finalText(turn: readonly TurnMessage[]): string {
 /** Concatenated visible text parts of one message. */
 export function messageText(message: TurnMessage): string {
   return message.parts
-    .filter((p) => p.type === 'text' && typeof p.text === 'string' && p.synthetic !== true && p.ignored !== true)
+    .filter(
+      (p) => p.type === 'text' && typeof p.text === 'string' && p.synthetic !== true && p.ignored !== true,
+    )
     .map((p) => p.text as string)
     .join('')
     .trim()

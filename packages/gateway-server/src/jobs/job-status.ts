@@ -17,11 +17,17 @@ export interface JobContext {
  * other fields; the other states carry what a client needs to act (interactions as handles) or
  * to report (final text, changed files, todos, usage, error).
  */
-export async function jobStatus(ctx: JobContext, session: RuntimeSession, messageId: string): Promise<JobStatus> {
+export async function jobStatus(
+  ctx: JobContext,
+  session: RuntimeSession,
+  messageId: string,
+): Promise<JobStatus> {
   const { runtime, owned } = ctx
   const [messages, status] = await Promise.all([runtime.messages(session.id), runtime.statusOf(session.id)])
   const [permissions, questions] =
-    status === 'idle' ? [[], []] : await Promise.all([runtime.permissions(session.id), runtime.questions(session.id)])
+    status === 'idle'
+      ? [[], []]
+      : await Promise.all([runtime.permissions(session.id), runtime.questions(session.id)])
   const derived = deriveJobState({
     messages,
     messageId,
@@ -29,7 +35,10 @@ export async function jobStatus(ctx: JobContext, session: RuntimeSession, messag
     pendingAsks: permissions.length + questions.length,
   })
   if (derived.state === 'missing') throw new GatewayError('not_found', 'Not found.')
-  const [sessionHandle, jobHandle] = await Promise.all([owned.sealSession(session.id), owned.sealJob(session.id, messageId)])
+  const [sessionHandle, jobHandle] = await Promise.all([
+    owned.sealSession(session.id),
+    owned.sealJob(session.id, messageId),
+  ])
   const base = { session: sessionHandle, job: jobHandle }
   switch (derived.state) {
     case 'running':
@@ -63,7 +72,10 @@ export async function jobStatus(ctx: JobContext, session: RuntimeSession, messag
       return { status: 'input_required', ...base, interactions }
     }
     case 'completed': {
-      const [diff, todos] = await Promise.all([runtime.messageDiff(session.id, messageId), runtime.todos(session.id)])
+      const [diff, todos] = await Promise.all([
+        runtime.messageDiff(session.id, messageId),
+        runtime.todos(session.id),
+      ])
       return {
         status: 'completed',
         ...base,
@@ -74,7 +86,11 @@ export async function jobStatus(ctx: JobContext, session: RuntimeSession, messag
           additions: d.additions,
           deletions: d.deletions,
         })),
-        todos: todos.map((t) => ({ content: t.content, status: t.status, ...(t.priority !== undefined && { priority: t.priority }) })),
+        todos: todos.map((t) => ({
+          content: t.content,
+          status: t.status,
+          ...(t.priority !== undefined && { priority: t.priority }),
+        })),
         usage: derived.usage,
       }
     }
@@ -115,11 +131,17 @@ export function renderJobStatus(status: JobStatus): string {
   if (status.error) lines.push(`error: ${status.error.name}: ${status.error.message}`)
   for (const i of status.interactions ?? []) {
     if (i.kind === 'permission') {
-      lines.push(`permission requested: ${i.permission} ${i.patterns.join(' ')} (interaction: ${i.interaction}; decisions: ${i.allowedDecisions.join('/')})`)
+      lines.push(
+        `permission requested: ${i.permission} ${i.patterns.join(' ')} (interaction: ${i.interaction}; decisions: ${i.allowedDecisions.join('/')})`,
+      )
     } else {
-      for (const q of i.questions) lines.push(`question: ${q.question} [${q.options.map((o) => o.label).join(' | ')}] (interaction: ${i.interaction})`)
+      for (const q of i.questions)
+        lines.push(
+          `question: ${q.question} [${q.options.map((o) => o.label).join(' | ')}] (interaction: ${i.interaction})`,
+        )
     }
   }
-  if (status.changedFiles?.length) lines.push(`changed files: ${status.changedFiles.map((f) => f.file).join(', ')}`)
+  if (status.changedFiles?.length)
+    lines.push(`changed files: ${status.changedFiles.map((f) => f.file).join(', ')}`)
   return lines.join('\n')
 }

@@ -57,7 +57,17 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
         if (mapped.code === 'internal' || mapped.code === 'upstream_unavailable') {
           // Log the class and code of the cause only: its message may hold upstream ids.
           const cause = mapped.cause as { name?: string; code?: string; status?: number } | undefined
-          logger.error({ event: 'tool_error', tool: def.name, code: mapped.code, causeName: cause?.name, causeCode: cause?.code, causeStatus: cause?.status }, 'tool failed')
+          logger.error(
+            {
+              event: 'tool_error',
+              tool: def.name,
+              code: mapped.code,
+              causeName: cause?.name,
+              causeCode: cause?.code,
+              causeStatus: cause?.status,
+            },
+            'tool failed',
+          )
         }
         return errorResult(mapped)
       }

@@ -8,7 +8,11 @@ const PromptArgs = z.object({
 
 const PROMPTS = [
   { name: 'gateway.implement', title: 'Implement a change', verb: 'Implement the following change' },
-  { name: 'gateway.debug', title: 'Debug a problem', verb: 'Find and fix the cause of the following problem' },
+  {
+    name: 'gateway.debug',
+    title: 'Debug a problem',
+    verb: 'Find and fix the cause of the following problem',
+  },
   { name: 'gateway.review', title: 'Review code', verb: 'Review the following and report concrete issues' },
   { name: 'gateway.explain', title: 'Explain code', verb: 'Explain the following clearly' },
 ] as const
@@ -23,7 +27,11 @@ export function registerPrompts(server: McpServer, allowed: ReadonlySet<string>)
     if (!allowed.has(prompt.name)) continue
     server.registerPrompt(
       prompt.name,
-      { title: prompt.title, description: `${prompt.title} through the agent (uses gateway.agent.run).`, argsSchema: PromptArgs },
+      {
+        title: prompt.title,
+        description: `${prompt.title} through the agent (uses gateway.agent.run).`,
+        argsSchema: PromptArgs,
+      },
       ({ task, path }) => ({
         messages: [
           {

@@ -1,5 +1,10 @@
 import type { WorkspaceGuard } from '@agentgate/workspace-guard'
-import { type McpServer, ProtocolError, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server'
+import {
+  type McpServer,
+  ProtocolError,
+  ResourceNotFoundError,
+  ResourceTemplate,
+} from '@modelcontextprotocol/server'
 import { toGatewayError } from '../error-mapping.js'
 import { jobStatus } from '../jobs/job-status.js'
 import type { AuditRecord } from '../logger.js'
@@ -12,7 +17,7 @@ export interface ResourceContext {
   principal: Principal
   runtime: RuntimePort
   owned: OwnedSessions
-  guard: WorkspaceGuard | undefined
+  guard: WorkspaceGuard
   audit: AuditRecord
 }
 
@@ -25,7 +30,11 @@ type TextContents = { contents: Array<{ uri: string; mimeType: string; text: str
  * read opens the handle again (AES-GCM, identity, expiry), verifies the session's ownership
  * record and, for workspace files, runs the guard: nothing is cached between reads.
  */
-export function registerResources(server: McpServer, ctx: ResourceContext, allowed: ReadonlySet<string>): void {
+export function registerResources(
+  server: McpServer,
+  ctx: ResourceContext,
+  allowed: ReadonlySet<string>,
+): void {
   const { owned, runtime } = ctx
   const json = (uri: URL, value: unknown): TextContents => ({
     contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value) }],
@@ -34,7 +43,9 @@ export function registerResources(server: McpServer, ctx: ResourceContext, allow
     (name: string, fn: (uri: URL, vars: Record<string, string>) => Promise<TextContents>) =>
     async (uri: URL, variables: Record<string, string | string[]>): Promise<TextContents> => {
       ctx.audit.tool = name
-      const vars = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : v]))
+      const vars = Object.fromEntries(
+        Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : v]),
+      )
       try {
         const result = await fn(uri, vars)
         ctx.audit.toolOutcome = 'ok'
@@ -43,7 +54,11 @@ export function registerResources(server: McpServer, ctx: ResourceContext, allow
         const mapped = toGatewayError(error)
         ctx.audit.toolOutcome = 'error'
         ctx.audit.errorCode = mapped.code
-        if (mapped.code === 'not_found' || mapped.code === 'handle_invalid' || mapped.code === 'handle_expired') {
+        if (
+          mapped.code === 'not_found' ||
+          mapped.code === 'handle_invalid' ||
+          mapped.code === 'handle_expired'
+        ) {
           throw new ResourceNotFoundError(uri.href, mapped.message)
         }
         throw new ProtocolError(INVALID_PARAMS, mapped.message, { code: mapped.code })
@@ -60,9 +75,24 @@ export function registerResources(server: McpServer, ctx: ResourceContext, allow
     })
 
   const templates: Array<[string, string, string, ReturnType<typeof read>]> = [
-    ['gateway.session.messages', 'gateway://sessions/{session}/messages', 'Messages of one of your sessions', sessionView('messages')],
-    ['gateway.session.diff', 'gateway://sessions/{session}/diff', 'Files changed in one of your sessions', sessionView('diff')],
-    ['gateway.session.todos', 'gateway://sessions/{session}/todos', "The agent's todo list of one of your sessions", sessionView('todos')],
+    [
+      'gateway.session.messages',
+      'gateway://sessions/{session}/messages',
+      'Messages of one of your sessions',
+      sessionView('messages'),
+    ],
+    [
+      'gateway.session.diff',
+      'gateway://sessions/{session}/diff',
+      'Files changed in one of your sessions',
+      sessionView('diff'),
+    ],
+    [
+      'gateway.session.todos',
+      'gateway://sessions/{session}/todos',
+      "The agent's todo list of one of your sessions",
+      sessionView('todos'),
+    ],
     [
       'gateway.job',
       'gateway://jobs/{job}',
@@ -73,7 +103,7 @@ export function registerResources(server: McpServer, ctx: ResourceContext, allow
       }),
     ],
   ]
-  if (ctx.guard) {
+  {
     const guard = ctx.guard
     templates.push([
       'gateway.workspace.file',

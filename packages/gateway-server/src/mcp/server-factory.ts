@@ -21,7 +21,7 @@ export interface ServerFactoryOptions {
   codec: HandleCodec
   signer: OwnershipSignerLike
   runtime: RuntimePort
-  guard: WorkspaceGuard | undefined
+  guard: WorkspaceGuard
   screening: ScreeningHook
   logger: Logger
   version: string
@@ -63,7 +63,8 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
       sessionDeleteTool(base),
       interactionRespondTool(base),
       catalogTool(principal),
-      ...(guard ? [workspaceSearchTool(guard), workspaceReadTool(guard)] : []),
+      workspaceSearchTool(guard),
+      workspaceReadTool(guard),
     ]
     for (const tool of tools) if (allowed.has(tool.name)) defineTool(server, audit, options.logger, tool)
     const catalog = catalogFor(principal.policy)

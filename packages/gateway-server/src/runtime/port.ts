@@ -49,7 +49,11 @@ export interface RuntimeTodo {
 export type RuntimeStatus = 'idle' | 'busy' | 'retry'
 
 export interface RuntimePort {
-  createSession(input: { title?: string; agent: string; metadata: Record<string, unknown> }): Promise<RuntimeSession>
+  createSession(input: {
+    title?: string
+    agent: string
+    metadata: Record<string, unknown>
+  }): Promise<RuntimeSession>
   getSession(id: string): Promise<RuntimeSession>
   listSessions(): Promise<RuntimeSession[]>
   setSessionMetadata(id: string, metadata: Record<string, unknown>): Promise<void>
@@ -75,6 +79,10 @@ export interface RuntimePort {
    * the session changes (or on a poll while the event stream is down), or `undefined` at the
    * deadline.
    */
-  waitUntil<T>(sessionId: string, check: () => Promise<T | undefined>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<T | undefined>
+  waitUntil<T>(
+    sessionId: string,
+    check: () => Promise<T | undefined>,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<T | undefined>
   healthy(): Promise<boolean>
 }

@@ -37,7 +37,8 @@ function toSession(s: {
   }
 }
 
-const statusType = (type: string | undefined): RuntimeStatus => (type === 'busy' ? 'busy' : type === 'retry' ? 'retry' : 'idle')
+const statusType = (type: string | undefined): RuntimeStatus =>
+  type === 'busy' ? 'busy' : type === 'retry' ? 'retry' : 'idle'
 
 /** The gateway's `RuntimePort` over `@agentgate/upstream-client` (directory pinned by the client). */
 export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {

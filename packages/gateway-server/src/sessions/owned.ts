@@ -79,7 +79,8 @@ export function ownedSessions(
   return {
     sealSession: (id) => codec.seal('session', identity, { s: id }),
     sealJob: (s, m) => codec.seal('job', identity, { s, m }),
-    sealInteraction: (s, r, kind) => codec.seal('interaction', identity, { s, r, k: kind === 'permission' ? 'p' : 'q' }),
+    sealInteraction: (s, r, kind) =>
+      codec.seal('interaction', identity, { s, r, k: kind === 'permission' ? 'p' : 'q' }),
     sealMessage: (s, m) => codec.seal('message', identity, { s, m }),
     async openSession(handle) {
       const payload = await open('session', handle)

@@ -25,12 +25,20 @@ export async function sessionSummary(
     status,
     ...(session.parentID !== undefined && { parent: await owned.sealSession(session.parentID) }),
     ...(session.summary !== undefined && {
-      summary: { additions: session.summary.additions, deletions: session.summary.deletions, files: session.summary.files },
+      summary: {
+        additions: session.summary.additions,
+        deletions: session.summary.deletions,
+        files: session.summary.files,
+      },
     }),
   }
 }
 
-export async function messageViews(owned: OwnedSessions, sessionId: string, messages: readonly TurnMessage[]): Promise<MessageView[]> {
+export async function messageViews(
+  owned: OwnedSessions,
+  sessionId: string,
+  messages: readonly TurnMessage[],
+): Promise<MessageView[]> {
   const recent = messages.slice(-MESSAGE_VIEW_LIMIT)
   return Promise.all(
     recent.map(async (m) => {
@@ -53,7 +61,10 @@ export async function messageViews(owned: OwnedSessions, sessionId: string, mess
         text: messageText(m),
         ...(tools.length > 0 && { tools }),
         ...(error && {
-          error: { name: error.name, message: typeof error.data?.message === 'string' ? error.data.message.slice(0, 500) : error.name },
+          error: {
+            name: error.name,
+            message: typeof error.data?.message === 'string' ? error.data.message.slice(0, 500) : error.name,
+          },
         }),
       }
     }),

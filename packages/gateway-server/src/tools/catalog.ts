@@ -8,7 +8,8 @@ export function catalogTool(principal: Principal): ToolDefinition<typeof Catalog
   return {
     name: 'gateway.catalog.get',
     title: 'What this credential may use',
-    description: 'List the tools, resource templates and prompts available to this credential, and its policy.',
+    description:
+      'List the tools, resource templates and prompts available to this credential, and its policy.',
     input: CatalogGetInput,
     output: Catalog,
     hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -38,18 +38,31 @@ export function interactionRespondTool(
     run: async ({ interaction, decision, answers, message }) => {
       const ref = await owned.openInteraction(interaction)
       if (ref.kind === 'permission') {
-        if (decision === undefined) throw new GatewayError('invalid_input', 'A permission request needs a decision: once, always or reject.')
-        if (answers !== undefined) throw new GatewayError('invalid_input', 'answers are for questions, not permission requests.')
+        if (decision === undefined)
+          throw new GatewayError(
+            'invalid_input',
+            'A permission request needs a decision: once, always or reject.',
+          )
+        if (answers !== undefined)
+          throw new GatewayError('invalid_input', 'answers are for questions, not permission requests.')
         if (decision !== 'reject' && !canApprove(principal.policy)) {
-          throw new GatewayError('forbidden', 'This credential may reject permission requests but not approve them.')
+          throw new GatewayError(
+            'forbidden',
+            'This credential may reject permission requests but not approve them.',
+          )
         }
         const pending = await runtime.permissions(ref.session.id)
         if (!pending.some((p) => p.id === ref.requestId && p.sessionID === ref.session.id)) throw notPending()
-        if (message !== undefined) await screenOrThrow(ctx.screening, { kind: 'permission_message', text: message, principal })
+        if (message !== undefined)
+          await screenOrThrow(ctx.screening, { kind: 'permission_message', text: message, principal })
         await runtime.replyPermission(ref.requestId, decision, message).catch(mapGone)
         return { accepted: true as const, kind: 'permission' as const }
       }
-      if (message !== undefined) throw new GatewayError('invalid_input', 'message is for permission requests; answer a question with answers.')
+      if (message !== undefined)
+        throw new GatewayError(
+          'invalid_input',
+          'message is for permission requests; answer a question with answers.',
+        )
       const pending = await runtime.questions(ref.session.id)
       const question = pending.find((q) => q.id === ref.requestId && q.sessionID === ref.session.id)
       if (!question) throw notPending()
@@ -58,10 +71,16 @@ export function interactionRespondTool(
         return { accepted: true as const, kind: 'question' as const }
       }
       if (decision !== undefined || answers === undefined) {
-        throw new GatewayError('invalid_input', 'Answer a question with answers (or decision "reject" alone to dismiss it).')
+        throw new GatewayError(
+          'invalid_input',
+          'Answer a question with answers (or decision "reject" alone to dismiss it).',
+        )
       }
       if (answers.length !== question.questions.length) {
-        throw new GatewayError('invalid_input', `Give one answer array per question (${question.questions.length}).`)
+        throw new GatewayError(
+          'invalid_input',
+          `Give one answer array per question (${question.questions.length}).`,
+        )
       }
       await screenOrThrow(ctx.screening, { kind: 'answer', text: answers.flat().join('\n'), principal })
       await runtime.replyQuestion(ref.requestId, answers).catch(mapGone)

@@ -14,16 +14,24 @@ export interface JobToolContext extends JobContext {
 }
 
 const busy = (): GatewayError =>
-  new GatewayError('busy', 'That session is still running a job; wait for it (gateway.job.get) or cancel it first.')
+  new GatewayError(
+    'busy',
+    'That session is still running a job; wait for it (gateway.job.get) or cancel it first.',
+  )
 
 export async function screenOrThrow(
   screening: ScreeningHook,
   input: Parameters<ScreeningHook['screen']>[0],
 ): Promise<void> {
-  const verdict = await screening.screen(input).catch(() => ({ allowed: false as const, reason: 'unavailable' as const }))
+  const verdict = await screening
+    .screen(input)
+    .catch(() => ({ allowed: false as const, reason: 'unavailable' as const }))
   if (verdict.allowed) return
   throw verdict.reason === 'unavailable'
-    ? new GatewayError('moderator_unavailable', 'The input could not be screened right now, so it was not sent.')
+    ? new GatewayError(
+        'moderator_unavailable',
+        'The input could not be screened right now, so it was not sent.',
+      )
     : new GatewayError('blocked_by_moderation', 'The input was blocked by moderation.')
 }
 
@@ -66,7 +74,11 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
   }
 }
 
-async function createOwnedSession(ctx: JobContext, agent: string, title: string | undefined): Promise<RuntimeSession> {
+async function createOwnedSession(
+  ctx: JobContext,
+  agent: string,
+  title: string | undefined,
+): Promise<RuntimeSession> {
   const { runtime, owned } = ctx
   const session = await runtime.createSession({ agent, metadata: {}, ...(title !== undefined && { title }) })
   try {
@@ -85,7 +97,8 @@ export function jobGetTool(ctx: JobContext): ToolDefinition<typeof JobGetInput, 
   return {
     name: 'gateway.job.get',
     title: 'Get a job',
-    description: 'Get the status of a job (from gateway.agent.run), optionally waiting up to waitMs (0-30000) for it to finish or need input.',
+    description:
+      'Get the status of a job (from gateway.agent.run), optionally waiting up to waitMs (0-30000) for it to finish or need input.',
     input: JobGetInput,
     output: JobStatus,
     hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -103,7 +116,8 @@ export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCan
   return {
     name: 'gateway.job.cancel',
     title: 'Cancel a job',
-    description: 'Abort a running job. A job that already ended, or an older job of a session now running a newer one, cannot cancel anything.',
+    description:
+      'Abort a running job. A job that already ended, or an older job of a session now running a newer one, cannot cancel anything.',
     input: JobCancelInput,
     output: JobCancel,
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -114,7 +128,10 @@ export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCan
       if (ctx.starting.has(session.id)) throw busy()
       ctx.starting.add(session.id)
       try {
-        const [messages, status] = await Promise.all([runtime.messages(session.id), runtime.statusOf(session.id)])
+        const [messages, status] = await Promise.all([
+          runtime.messages(session.id),
+          runtime.statusOf(session.id),
+        ])
         const state = deriveJobState({ messages, messageId, session: status, pendingAsks: 0 })
         if (state.state === 'missing') throw new GatewayError('not_found', 'Not found.')
         if (state.state !== 'running' && state.state !== 'input_required') {

@@ -29,15 +29,19 @@ export function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0
   const match = /^c1\.([0-9a-z]{1,8})$/.exec(cursor)
   const offset = match?.[1] ? Number.parseInt(match[1], 36) : Number.NaN
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new GatewayError('invalid_input', 'That cursor is not valid.')
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new GatewayError('invalid_input', 'That cursor is not valid.')
   return offset
 }
 
-export function sessionListTool(ctx: SessionToolContext): ToolDefinition<typeof SessionListInput, typeof SessionList> {
+export function sessionListTool(
+  ctx: SessionToolContext,
+): ToolDefinition<typeof SessionListInput, typeof SessionList> {
   return {
     name: 'gateway.session.list',
     title: 'List your sessions',
-    description: 'List the sessions this credential created, newest first (limit 1-100, default 20; pass nextCursor for more).',
+    description:
+      'List the sessions this credential created, newest first (limit 1-100, default 20; pass nextCursor for more).',
     input: SessionListInput,
     output: SessionList,
     hints: READ,
@@ -49,18 +53,24 @@ export function sessionListTool(ctx: SessionToolContext): ToolDefinition<typeof 
         .filter((_, i) => ownedFlags[i])
         .sort((a, b) => b.time.updated - a.time.updated || (a.id < b.id ? 1 : -1))
       const page = mine.slice(offset, offset + limit)
-      const summaries = await Promise.all(page.map((s) => sessionSummary(ctx.owned, s, statuses.get(s.id) ?? 'idle')))
+      const summaries = await Promise.all(
+        page.map((s) => sessionSummary(ctx.owned, s, statuses.get(s.id) ?? 'idle')),
+      )
       const next = offset + limit < mine.length ? encodeCursor(offset + limit) : undefined
       return { sessions: summaries, ...(next !== undefined && { nextCursor: next }) }
     },
     render: (out) =>
       out.sessions.length === 0
         ? 'No sessions.'
-        : out.sessions.map((s) => `${s.title} (${s.status}, updated ${s.updatedAt}): ${s.session}`).join('\n'),
+        : out.sessions
+            .map((s) => `${s.title} (${s.status}, updated ${s.updatedAt}): ${s.session}`)
+            .join('\n'),
   }
 }
 
-export function sessionGetTool(ctx: SessionToolContext): ToolDefinition<typeof SessionGetInput, typeof SessionGet> {
+export function sessionGetTool(
+  ctx: SessionToolContext,
+): ToolDefinition<typeof SessionGetInput, typeof SessionGet> {
   return {
     name: 'gateway.session.get',
     title: 'Get a session',
@@ -79,10 +89,15 @@ export function sessionGetTool(ctx: SessionToolContext): ToolDefinition<typeof S
       ])
       return {
         session: await sessionSummary(ctx.owned, session, status),
-        ...(views.has('messages') && messages && { messages: await messageViews(ctx.owned, session.id, messages) }),
+        ...(views.has('messages') &&
+          messages && { messages: await messageViews(ctx.owned, session.id, messages) }),
         ...(views.has('diff') && messages && { diff: await sessionDiff(ctx.runtime, session.id, messages) }),
         ...(todos && {
-          todos: todos.map((t) => ({ content: t.content, status: t.status, ...(t.priority !== undefined && { priority: t.priority }) })),
+          todos: todos.map((t) => ({
+            content: t.content,
+            status: t.status,
+            ...(t.priority !== undefined && { priority: t.priority }),
+          })),
         }),
       }
     },
@@ -96,11 +111,14 @@ export function sessionGetTool(ctx: SessionToolContext): ToolDefinition<typeof S
   }
 }
 
-export function sessionForkTool(ctx: SessionToolContext): ToolDefinition<typeof SessionForkInput, typeof SessionFork> {
+export function sessionForkTool(
+  ctx: SessionToolContext,
+): ToolDefinition<typeof SessionForkInput, typeof SessionFork> {
   return {
     name: 'gateway.session.fork',
     title: 'Fork a session',
-    description: 'Copy one of your sessions into a new session, optionally only the messages before a given message handle.',
+    description:
+      'Copy one of your sessions into a new session, optionally only the messages before a given message handle.',
     input: SessionForkInput,
     output: SessionFork,
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -118,11 +136,14 @@ export function sessionForkTool(ctx: SessionToolContext): ToolDefinition<typeof 
   }
 }
 
-export function sessionDeleteTool(ctx: SessionToolContext): ToolDefinition<typeof SessionDeleteInput, typeof SessionDelete> {
+export function sessionDeleteTool(
+  ctx: SessionToolContext,
+): ToolDefinition<typeof SessionDeleteInput, typeof SessionDelete> {
   return {
     name: 'gateway.session.delete',
     title: 'Delete a session',
-    description: 'Delete one of your sessions for good (a running job is aborted and pending questions are rejected first).',
+    description:
+      'Delete one of your sessions for good (a running job is aborted and pending questions are rejected first).',
     input: SessionDeleteInput,
     output: SessionDelete,
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

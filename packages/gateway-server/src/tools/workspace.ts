@@ -5,7 +5,9 @@ import { WorkspaceRead, WorkspaceReadInput, WorkspaceSearch, WorkspaceSearchInpu
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 
 /** `gateway.workspace.search`: every match passed the guard's filesystem check before it is returned. */
-export function workspaceSearchTool(guard: WorkspaceGuard): ToolDefinition<typeof WorkspaceSearchInput, typeof WorkspaceSearch> {
+export function workspaceSearchTool(
+  guard: WorkspaceGuard,
+): ToolDefinition<typeof WorkspaceSearchInput, typeof WorkspaceSearch> {
   return {
     name: 'gateway.workspace.search',
     title: 'Search the workspace',
@@ -22,13 +24,17 @@ export function workspaceSearchTool(guard: WorkspaceGuard): ToolDefinition<typeo
       out.matches.length === 0
         ? 'No matches.'
         : out.matches
-            .map((m) => [m.path, m.line, m.kind && `${m.kind} ${m.name}`, m.preview].filter(Boolean).join(': '))
+            .map((m) =>
+              [m.path, m.line, m.kind && `${m.kind} ${m.name}`, m.preview].filter(Boolean).join(': '),
+            )
             .join('\n') + (out.truncated ? '\n(more matches exist)' : ''),
   }
 }
 
 /** `gateway.workspace.read`: text-only, 256 KiB, through the guard's safe open. */
-export function workspaceReadTool(guard: WorkspaceGuard): ToolDefinition<typeof WorkspaceReadInput, typeof WorkspaceRead> {
+export function workspaceReadTool(
+  guard: WorkspaceGuard,
+): ToolDefinition<typeof WorkspaceReadInput, typeof WorkspaceRead> {
   return {
     name: 'gateway.workspace.read',
     title: 'Read a workspace file',

@@ -81,7 +81,10 @@ export async function startE2E(): Promise<E2E> {
       return wrap(client as unknown as Client, () => transport.protocolVersion)
     }
     const client = new Client({ name: `e2e-${mode}`, version: '1.0.0' }, { versionNegotiation: { mode } })
-    const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers }, fetch: recordingFetch })
+    const transport = new StreamableHTTPClientTransport(endpoint, {
+      requestInit: { headers },
+      fetch: recordingFetch,
+    })
     await client.connect(transport)
     return wrap(client, () => client.getNegotiatedProtocolVersion())
   }
@@ -114,7 +117,9 @@ export async function startE2E(): Promise<E2E> {
 /** Connects a client to another gateway URL of the same suite. */
 export async function connectTo(e2e: E2E, url: string, key: string): Promise<McpSession> {
   const client = new Client({ name: 'e2e-extra', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
-  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } })
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  })
   await client.connect(transport)
   void e2e
   return wrap(client, () => client.getNegotiatedProtocolVersion())
@@ -141,7 +146,8 @@ function wrap(client: Client, version: () => string | undefined): McpSession {
     },
     listTools: async () => (await client.listTools()).tools.map((t) => t.name).sort(),
     listPrompts: async () => (await client.listPrompts()).prompts.map((p) => p.name).sort(),
-    listResourceTemplates: async () => (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).sort(),
+    listResourceTemplates: async () =>
+      (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).sort(),
     async readResource(uri) {
       try {
         const result = await client.readResource({ uri })

@@ -60,14 +60,24 @@ describe('protocol eras and catalogs', () => {
   })
 
   it('treats a hidden tool exactly like an unknown tool', async () => {
-    const hidden = await chat.call('gateway.workspace.read', { path: 'README.md' }).catch((e: Error) => ({ thrown: e.message }))
-    const unknown = await chat.call('gateway.nope', { path: 'README.md' }).catch((e: Error) => ({ thrown: e.message }))
-    const norm = (v: unknown) => JSON.stringify(v).replaceAll('gateway.workspace.read', 'X').replaceAll('gateway.nope', 'X')
+    const hidden = await chat
+      .call('gateway.workspace.read', { path: 'README.md' })
+      .catch((e: Error) => ({ thrown: e.message }))
+    const unknown = await chat
+      .call('gateway.nope', { path: 'README.md' })
+      .catch((e: Error) => ({ thrown: e.message }))
+    const norm = (v: unknown) =>
+      JSON.stringify(v).replaceAll('gateway.workspace.read', 'X').replaceAll('gateway.nope', 'X')
     expect(norm(hidden)).toEqual(norm(unknown))
   })
 
   it('lists the four prompts and workspace resources only for read and full', async () => {
-    expect(await chat.listPrompts()).toEqual(['gateway.debug', 'gateway.explain', 'gateway.implement', 'gateway.review'])
+    expect(await chat.listPrompts()).toEqual([
+      'gateway.debug',
+      'gateway.explain',
+      'gateway.implement',
+      'gateway.review',
+    ])
     expect(await chat.listResourceTemplates()).not.toContain('gateway://workspace/{+path}')
     expect(await read.listResourceTemplates()).toContain('gateway://workspace/{+path}')
     const text = await chat.getPrompt('gateway.debug', { task: 'the build fails' })
@@ -79,30 +89,59 @@ describe('protocol eras and catalogs', () => {
 describe('the whole workflow (full credential)', () => {
   it('runs, asks permission, is approved once, completes, and shows its session views', async () => {
     const marker = e2e.stack.model.script([
-      { toolCall: { name: 'bash', input: { command: 'echo gateway-e2e > out.txt && cat out.txt', description: 'write a file' } } },
-      { toolCall: { name: 'todowrite', input: { todos: [{ content: 'check output', status: 'completed', priority: 'high' }] } } },
+      {
+        toolCall: {
+          name: 'bash',
+          input: { command: 'echo gateway-e2e > out.txt && cat out.txt', description: 'write a file' },
+        },
+      },
+      {
+        toolCall: {
+          name: 'todowrite',
+          input: { todos: [{ content: 'check output', status: 'completed', priority: 'high' }] },
+        },
+      },
       (req) => ({ text: `done: ${req.toolResults.join('').trim().slice(0, 40)}` }),
     ])
-    const run = await full.call('gateway.agent.run', { message: `please run it ${marker}`, title: 'E2E workflow', waitMs: 15_000 })
+    const run = await full.call('gateway.agent.run', {
+      message: `please run it ${marker}`,
+      title: 'E2E workflow',
+      waitMs: 15_000,
+    })
     expect(run.isError).toBe(false)
     expect(run.structured.status).toBe('input_required')
     const [ask] = run.structured.interactions as Array<Record<string, unknown>>
-    expect(ask).toMatchObject({ kind: 'permission', permission: 'bash', allowedDecisions: ['once', 'always', 'reject'] })
+    expect(ask).toMatchObject({
+      kind: 'permission',
+      permission: 'bash',
+      allowedDecisions: ['once', 'always', 'reject'],
+    })
 
-    const respond = await full.call('gateway.interaction.respond', { interaction: ask?.interaction, decision: 'once' })
+    const respond = await full.call('gateway.interaction.respond', {
+      interaction: ask?.interaction,
+      decision: 'once',
+    })
     expect(respond.structured).toEqual({ accepted: true, kind: 'permission' })
 
     const done = await full.call('gateway.job.get', { job: run.structured.job, waitMs: 20_000 })
     expect(done.structured.status).toBe('completed')
     expect(done.structured.text).toMatch(/^done:/)
     expect(done.structured.usage).toMatchObject({ input: expect.any(Number), output: expect.any(Number) })
-    expect(done.structured.todos).toEqual([{ content: 'check output', status: 'completed', priority: 'high' }])
+    expect(done.structured.todos).toEqual([
+      { content: 'check output', status: 'completed', priority: 'high' },
+    ])
 
     // Answering the same interaction again is refused: it is no longer pending.
-    const again = await full.call('gateway.interaction.respond', { interaction: ask?.interaction, decision: 'once' })
+    const again = await full.call('gateway.interaction.respond', {
+      interaction: ask?.interaction,
+      decision: 'once',
+    })
     expect(errorCode(again)).toBe('not_pending')
 
-    const view = await full.call('gateway.session.get', { session: run.structured.session, include: ['messages', 'diff', 'todos'] })
+    const view = await full.call('gateway.session.get', {
+      session: run.structured.session,
+      include: ['messages', 'diff', 'todos'],
+    })
     expect(view.isError).toBe(false)
     expect(view.structured.session).toMatchObject({ title: 'E2E workflow', status: 'idle' })
     const messages = view.structured.messages as Array<{ role: string; text: string }>
@@ -126,7 +165,9 @@ describe('the whole workflow (full credential)', () => {
     expect(titles).toContain('E2E workflow')
     expect(titles.some((t) => t.includes('fork'))).toBe(true)
 
-    expect((await full.call('gateway.session.delete', { session: forkHandle })).structured).toEqual({ deleted: true })
+    expect((await full.call('gateway.session.delete', { session: forkHandle })).structured).toEqual({
+      deleted: true,
+    })
     expect(errorCode(await full.call('gateway.session.get', { session: forkHandle }))).toBe('not_found')
   })
 
@@ -135,19 +176,40 @@ describe('the whole workflow (full credential)', () => {
       {
         toolCall: {
           name: 'question',
-          input: { questions: [{ question: 'Which colour?', header: 'Colour', options: [{ label: 'Blue', description: 'cool' }, { label: 'Red', description: 'warm' }] }] },
+          input: {
+            questions: [
+              {
+                question: 'Which colour?',
+                header: 'Colour',
+                options: [
+                  { label: 'Blue', description: 'cool' },
+                  { label: 'Red', description: 'warm' },
+                ],
+              },
+            ],
+          },
         },
       },
       (req) => ({ text: `answer was ${req.toolResults.join(' ').includes('Blue') ? 'Blue' : 'other'}` }),
     ])
     const run = await chat.call('gateway.agent.run', { message: `ask me ${marker}`, waitMs: 15_000 })
     expect(run.structured.status).toBe('input_required')
-    const [q] = run.structured.interactions as Array<{ kind: string; interaction: string; questions: Array<{ question: string }> }>
+    const [q] = run.structured.interactions as Array<{
+      kind: string
+      interaction: string
+      questions: Array<{ question: string }>
+    }>
     expect(q?.kind).toBe('question')
     expect(q?.questions[0]?.question).toBe('Which colour?')
-    const wrongShape = await chat.call('gateway.interaction.respond', { interaction: q?.interaction, answers: [['Blue'], ['Red']] })
+    const wrongShape = await chat.call('gateway.interaction.respond', {
+      interaction: q?.interaction,
+      answers: [['Blue'], ['Red']],
+    })
     expect(errorCode(wrongShape)).toBe('invalid_input')
-    const ok = await chat.call('gateway.interaction.respond', { interaction: q?.interaction, answers: [['Blue']] })
+    const ok = await chat.call('gateway.interaction.respond', {
+      interaction: q?.interaction,
+      answers: [['Blue']],
+    })
     expect(ok.structured).toEqual({ accepted: true, kind: 'question' })
     const done = await chat.call('gateway.job.get', { job: run.structured.job, waitMs: 20_000 })
     expect(done.structured).toMatchObject({ status: 'completed', text: 'answer was Blue' })
@@ -167,17 +229,28 @@ describe('jobs and cancellation', () => {
     const first = await chat.call('gateway.agent.run', { message: `one ${fast}`, waitMs: 15_000 })
     expect(first.structured.status).toBe('completed')
 
-    const slow = e2e.stack.model.script([{ text: ['a', 'b', 'c', 'd', 'e', 'f'], delayMs: 200, intervalMs: 2_000 }])
-    const second = await chat.call('gateway.agent.run', { message: `two ${slow}`, session: first.structured.session, waitMs: 500 })
+    const slow = e2e.stack.model.script([
+      { text: ['a', 'b', 'c', 'd', 'e', 'f'], delayMs: 200, intervalMs: 2_000 },
+    ])
+    const second = await chat.call('gateway.agent.run', {
+      message: `two ${slow}`,
+      session: first.structured.session,
+      waitMs: 500,
+    })
     expect(second.structured.status).toBe('running')
 
     // A third run on the busy session is refused instead of being queued.
-    const third = await chat.call('gateway.agent.run', { message: 'three', session: first.structured.session })
+    const third = await chat.call('gateway.agent.run', {
+      message: 'three',
+      session: first.structured.session,
+    })
     expect(errorCode(third)).toBe('busy')
 
     const stale = await chat.call('gateway.job.cancel', { job: first.structured.job })
     expect(errorCode(stale)).toBe('not_pending')
-    expect((await chat.call('gateway.job.get', { job: second.structured.job })).structured.status).toBe('running')
+    expect((await chat.call('gateway.job.get', { job: second.structured.job })).structured.status).toBe(
+      'running',
+    )
 
     const cancel = await chat.call('gateway.job.cancel', { job: second.structured.job })
     expect(cancel.structured.status).toBe('cancelled')
@@ -192,10 +265,21 @@ describe('jobs and cancellation', () => {
 describe('isolation between credentials', () => {
   it('credential B cannot see, poll, cancel, read or answer anything of credential A', async () => {
     const marker = e2e.stack.model.script([
-      { toolCall: { name: 'question', input: { questions: [{ question: 'Secret?', header: 'S', options: [{ label: 'Yes', description: 'y' }] }] } } },
+      {
+        toolCall: {
+          name: 'question',
+          input: {
+            questions: [{ question: 'Secret?', header: 'S', options: [{ label: 'Yes', description: 'y' }] }],
+          },
+        },
+      },
       { text: 'A done' },
     ])
-    const a = await chat.call('gateway.agent.run', { message: `private ${marker}`, title: 'A private', waitMs: 15_000 })
+    const a = await chat.call('gateway.agent.run', {
+      message: `private ${marker}`,
+      title: 'A private',
+      waitMs: 15_000,
+    })
     expect(a.structured.status).toBe('input_required')
     const interaction = (a.structured.interactions as Array<{ interaction: string }>)[0]?.interaction
     const attempts = [
@@ -212,12 +296,16 @@ describe('isolation between credentials', () => {
       expect(errorCode(attempt)).toBe('not_found')
     }
     const list = await chat2.call('gateway.session.list', { limit: 100 })
-    expect((list.structured.sessions as Array<{ title: string }>).map((s) => s.title)).not.toContain('A private')
+    expect((list.structured.sessions as Array<{ title: string }>).map((s) => s.title)).not.toContain(
+      'A private',
+    )
     const resource = await chat2.readResource(`gateway://sessions/${a.structured.session}/messages`)
     expect('error' in resource).toBe(true)
     // A still owns it and can finish it.
     await chat.call('gateway.interaction.respond', { interaction, answers: [['Yes']] })
-    expect((await chat.call('gateway.job.get', { job: a.structured.job, waitMs: 15_000 })).structured.status).toBe('completed')
+    expect(
+      (await chat.call('gateway.job.get', { job: a.structured.job, waitMs: 15_000 })).structured.status,
+    ).toBe('completed')
   })
 
   it('refuses raw upstream ids as handles', async () => {
@@ -241,7 +329,9 @@ describe('isolation between credentials', () => {
     const victim = await e2e.upstream.createSession({ title: 'not created by the gateway' })
     await e2e.upstream.updateSessionMetadata(victim.id, { ...(mine?.metadata ?? {}) })
     const list = await full.call('gateway.session.list', { limit: 100 })
-    expect((list.structured.sessions as Array<{ title: string }>).map((s) => s.title)).not.toContain('not created by the gateway')
+    expect((list.structured.sessions as Array<{ title: string }>).map((s) => s.title)).not.toContain(
+      'not created by the gateway',
+    )
     expect(run.structured.status).toBe('completed')
   })
 })
@@ -264,12 +354,17 @@ describe('handles expire', () => {
 
 describe('workspace tools', () => {
   it('reads and searches the workspace for read credentials, never secrets', async () => {
-    await writeFile(join(e2e.stack.runtime.directory, 'notes.md'), 'hello from the workspace\nneedle-e2e here\n')
+    await writeFile(
+      join(e2e.stack.runtime.directory, 'notes.md'),
+      'hello from the workspace\nneedle-e2e here\n',
+    )
     await writeFile(join(e2e.stack.runtime.directory, '.env'), 'TOKEN=needle-e2e-secret\n')
     const file = await read.call('gateway.workspace.read', { path: 'notes.md' })
     expect(file.structured).toMatchObject({ path: 'notes.md', text: expect.stringContaining('needle-e2e') })
     expect(errorCode(await read.call('gateway.workspace.read', { path: '.env' }))).toBe('path_denied')
-    expect(errorCode(await read.call('gateway.workspace.read', { path: '../../etc/passwd' }))).toBe('path_denied')
+    expect(errorCode(await read.call('gateway.workspace.read', { path: '../../etc/passwd' }))).toBe(
+      'path_denied',
+    )
     const search = await read.call('gateway.workspace.search', { mode: 'text', query: 'needle-e2e' })
     const paths = (search.structured.matches as Array<{ path: string }>).map((m) => m.path)
     expect(paths).toContain('notes.md')
