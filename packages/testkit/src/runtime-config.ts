@@ -1,8 +1,9 @@
 /** A JSON object (opencode config fragment). */
 export type JsonObject = { [key: string]: unknown }
 
-/** Provider id and model id of the scripted model in the generated config: `fake/fake-1`. */
+/** Provider id of the scripted model in the generated config (`fake`). */
 export const FAKE_PROVIDER_ID = 'fake'
+/** Model id of the scripted model in the generated config (`fake-1`, i.e. `fake/fake-1`). */
 export const FAKE_MODEL_ID = 'fake-1'
 
 /**

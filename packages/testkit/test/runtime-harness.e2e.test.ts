@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -170,6 +170,41 @@ describe('startRuntime against the real opencode binary', () => {
     expect(question.questions[0]?.question).toBe('Which colour?')
     await api('POST', `/question/${question.id}/reply`, { answers: [['Blue']] })
     expect(textOf(await finishedTurn(sessionId))).toBe('you chose blue')
+  })
+
+  it.each([
+    ['remote', 'bash', 'error', { command: 'echo denied', description: 'echo' }],
+    ['remote', 'read', 'error', { filePath: 'notes.txt' }],
+    ['remote-read', 'bash', 'error', { command: 'echo denied', description: 'echo' }],
+    ['remote-read', 'read', 'completed', { filePath: 'notes.txt' }],
+  ])('profile %s: a scripted %s call ends as %s without asking', async (agent, tool, status, input) => {
+    writeFileSync(join(runtime.directory, 'notes.txt'), 'profile test file\n')
+    const marker = stack.model.script([{ toolCall: { name: tool, input } }, { text: 'after the tool' }])
+    const sessionId = await startTurn(`use ${tool} ${marker}`, agent)
+    const messages = await finishedTurn(sessionId)
+    const part = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool')
+    expect(part).toMatchObject({ tool, state: { status } })
+    expect(textOf(messages)).toBe('after the tool')
+    const asks = await api<Array<{ sessionID: string }>>('GET', '/permission')
+    expect(asks.filter((a) => a.sessionID === sessionId)).toEqual([])
+  })
+
+  it('profile remote-full: bash asks for permission; reject without message ends the turn', async () => {
+    const marker = stack.model.script([
+      { toolCall: { name: 'bash', input: { command: 'echo full', description: 'echo' } } },
+      { text: 'not reached' },
+    ])
+    const sessionId = await startTurn(`full ${marker}`, 'remote-full')
+    const ask = await waitFor(async () =>
+      (await api<Array<{ id: string; sessionID: string; permission: string }>>('GET', '/permission')).find(
+        (p) => p.sessionID === sessionId,
+      ),
+    )
+    expect(ask.permission).toBe('bash')
+    await api('POST', `/permission/${ask.id}/reply`, { reply: 'reject' })
+    const messages = await finishedTurn(sessionId)
+    expect(messages.at(-1)?.info.finish).toBe('tool-calls')
+    expect(stack.model.requestsFor(marker)).toHaveLength(1)
   })
 
   it('fails the turn fast on a scripted non-retryable error', async () => {
