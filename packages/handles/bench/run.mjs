@@ -2,10 +2,13 @@
 // process. Run after a build: `node bench/run.mjs` (cwd = packages/handles), or `pnpm bench`.
 // Ratios matter, not absolute numbers: the machine and its load change those.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { availableParallelism, loadavg } from 'node:os'
 import { createHandleCodec } from '../dist/index.js'
 
-const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 600)
-const ROUNDS = 5
+// Each case runs in many short slices, round-robin with the others, so that load from other
+// processes on the machine spreads evenly over all cases instead of hitting one.
+const SLICE_MS = 100
+const SLICES = Number(process.env.BENCH_SLICES ?? 25)
 const IN_FLIGHT = 64
 
 const identity = '0f8e2d7c-4b1a-4e2f-9c3d-5a6b7c8d9e0f'
@@ -60,22 +63,23 @@ async function webCryptoOnce() {
 
 const inFlight = (once) => () => Promise.all(Array.from({ length: IN_FLIGHT }, once))
 
-/** Operations per second of `run` (which performs `perCall` operations) over `durationMs`. */
-async function rate(run, perCall = 1, durationMs = ROUND_MS) {
+/** Runs `run` (which performs `perCall` operations) for about `durationMs`: `{ ops, ms }`. */
+async function slice(run, perCall, durationMs) {
   const start = performance.now()
   let ops = 0
   let elapsed = 0
+  // Batches of 16 keep the clock reads out of the cheap cases; a 64-wide batch is long enough alone.
+  const batch = perCall > 1 ? 1 : 16
   while (elapsed < durationMs) {
-    for (let i = 0; i < 64; i++) {
+    for (let i = 0; i < batch; i++) {
       await run()
       ops += perCall
     }
     elapsed = performance.now() - start
   }
-  return (ops * 1000) / elapsed
+  return { ops, ms: elapsed }
 }
 
-const median = (values) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]
 const fmt = (n) => Math.round(n).toLocaleString('en-US').replace(/,/g, ' ')
 
 // Sanity: the codec round trip really works before it is timed.
@@ -86,25 +90,25 @@ if (JSON.stringify(await codec.open('job', identity, sample)) !== JSON.stringify
 if (!nodeOnce().equals(plaintext)) throw new Error('node:crypto round trip failed')
 
 const cases = {
-  codec: (ms) => rate(codecOnce, 1, ms),
-  node: (ms) => rate(nodeOnce, 1, ms),
-  webcrypto: (ms) => rate(webCryptoOnce, 1, ms),
-  codecParallel: (ms) => rate(inFlight(codecOnce), IN_FLIGHT, ms),
-  webcryptoParallel: (ms) => rate(inFlight(webCryptoOnce), IN_FLIGHT, ms),
+  codec: [codecOnce, 1],
+  node: [nodeOnce, 1],
+  webcrypto: [webCryptoOnce, 1],
+  codecParallel: [inFlight(codecOnce), IN_FLIGHT],
+  webcryptoParallel: [inFlight(webCryptoOnce), IN_FLIGHT],
 }
-for (const measure of Object.values(cases)) await measure(200) // warm up the JIT and the thread pool
-const results = Object.fromEntries(Object.keys(cases).map((name) => [name, []]))
-// Interleaved rounds, so drift in machine load hits every case alike; the median is reported.
-for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, measure] of Object.entries(cases)) {
-    globalThis.gc?.()
-    results[name].push(await measure())
+for (const [run, perCall] of Object.values(cases)) await slice(run, perCall, 200) // warm up JIT and thread pool
+const totals = Object.fromEntries(Object.keys(cases).map((name) => [name, { ops: 0, ms: 0 }]))
+for (let i = 0; i < SLICES; i++) {
+  for (const [name, [run, perCall]] of Object.entries(cases)) {
+    const { ops, ms } = await slice(run, perCall, SLICE_MS)
+    totals[name].ops += ops
+    totals[name].ms += ms
   }
 }
-const r = Object.fromEntries(Object.entries(results).map(([name, values]) => [name, median(values)]))
+const r = Object.fromEntries(Object.entries(totals).map(([name, t]) => [name, (t.ops * 1000) / t.ms]))
 
 console.log(
-  `handles: job handle ${sample.length} chars (payload ${plaintext.length} bytes); median of ${ROUNDS} rounds of ${ROUND_MS} ms`,
+  `handles: job handle ${sample.length} chars (payload ${plaintext.length} bytes); ${SLICES} x ${SLICE_MS} ms slices per case, round-robin; load ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`,
 )
 console.log(
   `handles: seal+open ${fmt(r.codec)}/s, raw node:crypto ${fmt(r.node)}/s, ratio ${(r.node / r.codec).toFixed(1)}x`,
