@@ -89,22 +89,37 @@ export function createEventStream(deps: StreamDeps): EventStream {
 
   const connectOnce = async (runSignal: AbortSignal, onFirstEvent: () => void): Promise<void> => {
     const connection = new AbortController()
-    const stop = (): void => connection.abort(runSignal.reason)
+    let cancelBody: (() => void) | undefined
+    // Cancel the body BEFORE aborting: some fetch implementations (msw's interceptor) leave a
+    // cancel issued after the abort hanging, and the runtime must see the disconnect.
+    const end = (reason: unknown): void => {
+      cancelBody?.()
+      connection.abort(reason)
+    }
+    // Every await below races this, so a fetch that ignores the signal cannot stall the loop.
+    const aborted = new Promise<never>((_resolve, reject) => {
+      connection.signal.addEventListener('abort', () => reject(connection.signal.reason), { once: true })
+    })
+    aborted.catch(() => undefined)
+    const stop = (): void => end(runSignal.reason)
     runSignal.addEventListener('abort', stop, { once: true })
-    let watchdog = setTimeout(() => connection.abort(new ConnectTimeout()), deps.connectTimeoutMs)
+    let watchdog = setTimeout(() => end(new ConnectTimeout()), deps.connectTimeoutMs)
     const arm = (): void => {
       clearTimeout(watchdog)
-      watchdog = setTimeout(() => connection.abort(new WatchdogExpired()), deps.tuning.heartbeatTimeoutMs)
+      watchdog = setTimeout(() => end(new WatchdogExpired()), deps.tuning.heartbeatTimeoutMs)
     }
     try {
-      const response = await deps.send(
-        new Request(`${deps.baseUrl}/event`, {
-          headers: { accept: 'text/event-stream' },
-          signal: connection.signal,
-        }),
-      )
+      const response = await Promise.race([
+        deps.send(
+          new Request(`${deps.baseUrl}/event`, {
+            headers: { accept: 'text/event-stream' },
+            signal: connection.signal,
+          }),
+        ),
+        aborted,
+      ])
       if (!response.ok || !response.body) {
-        const body = await response.text().catch(() => undefined)
+        const body = await Promise.race([response.text(), aborted]).catch(() => undefined)
         throw new UpstreamError(
           'ERR_UPSTREAM_HTTP',
           `upstream ${OPERATION} failed: HTTP ${response.status}`,
@@ -130,17 +145,15 @@ export function createEventStream(deps: StreamDeps): EventStream {
           deliver(event)
         },
       })
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
-      const cancel = (): void => void reader.cancel().catch(() => undefined)
-      connection.signal.addEventListener('abort', cancel, { once: true })
-      try {
-        for (;;) {
-          const { value, done } = await reader.read()
-          if (done) return
-          parser.push(value)
-        }
-      } finally {
-        connection.signal.removeEventListener('abort', cancel)
+      // Read the body itself (no pipeThrough): cancelling a piped stream does not reach the source
+      // reliably, and the runtime must see the disconnect.
+      const reader = response.body.getReader()
+      const decoder = new TextDecoder()
+      cancelBody = () => void reader.cancel().catch(() => undefined)
+      for (;;) {
+        const { value, done } = await Promise.race([reader.read(), aborted])
+        if (done) return
+        parser.push(decoder.decode(value, { stream: true }))
       }
     } catch (error) {
       const reason: unknown = connection.signal.reason

@@ -93,7 +93,12 @@ export function createInvoke(send: Send, redact: Redactor, defaultTimeoutMs: num
     try {
       let result: SdkResult
       try {
-        result = await run({ fetch: fetchOnce, signal: controller.signal })
+        // Raced against the signal: not every fetch ties the response BODY to the signal (msw's
+        // interceptor does not), and a stalled body must still end at the timeout.
+        result = await Promise.race([
+          run({ fetch: fetchOnce, signal: controller.signal }),
+          rejectOnAbort(controller.signal),
+        ])
       } catch (error) {
         throw failure(error)
       }
@@ -114,6 +119,14 @@ export function createInvoke(send: Send, redact: Redactor, defaultTimeoutMs: num
       caller?.removeEventListener('abort', forward)
     }
   }
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const abort = (): void => reject(signal.reason)
+    if (signal.aborted) abort()
+    else signal.addEventListener('abort', abort, { once: true })
+  })
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

@@ -3,8 +3,11 @@ import { fakeId } from './fake-ids.ts'
 
 /** The fake's `GET /event` side: open SSE connections and what was sent on them. */
 export interface FakeEventHub {
-  /** Opens one SSE response body; sends `server.connected` first, then heartbeats. */
-  open(): ReadableStream<Uint8Array>
+  /**
+   * Opens one SSE response body; sends `server.connected` first, then heartbeats. The connection
+   * ends when the client cancels the body or aborts `signal` (the request's).
+   */
+  open(signal?: AbortSignal): ReadableStream<Uint8Array>
   /** Sends an event to every open connection and records it. */
   emit(type: string, properties: Record<string, unknown>): RawEvent
   /** Ends every open connection (the client sees the stream end and reconnects). */
@@ -42,10 +45,19 @@ export function createFakeEventHub(heartbeatMs: number): FakeEventHub {
   }
 
   return {
-    open() {
+    open(signal) {
       let connection: Connection | undefined
       return new ReadableStream<Uint8Array>({
         start(controller) {
+          signal?.addEventListener('abort', () => {
+            if (!connection) return
+            close(connection)
+            try {
+              controller.close()
+            } catch {
+              // already closed or cancelled
+            }
+          })
           opened++
           const heartbeat = setInterval(() => {
             try {

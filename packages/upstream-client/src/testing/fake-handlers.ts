@@ -108,9 +108,9 @@ export function createFakeHandlers(deps: FakeHandlerDeps): HttpHandler[] {
     route('get', '/provider', true, () => json(state.providers)),
     route('get', '/agent', true, () => json(state.agents)),
 
-    route('get', '/event', true, () => {
+    route('get', '/event', true, (request) => {
       if (!deps.eventsAvailable()) return new HttpResponse('Service Unavailable', { status: 503 })
-      return new HttpResponse(deps.hub.open(), {
+      return new HttpResponse(deps.hub.open(request.signal), {
         headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
       })
     }),

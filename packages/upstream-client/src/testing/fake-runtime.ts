@@ -12,6 +12,7 @@ import type {
 import { createFakeAsks, type FakePermissionInput } from './fake-asks.ts'
 import { createFakeEventHub } from './fake-event-hub.ts'
 import { createFakeHandlers, type FakeRequestRecord } from './fake-handlers.ts'
+import { fakeId } from './fake-ids.ts'
 import { createSessionRecord, type FakeContext, type NewSessionInput } from './fake-sessions.ts'
 import { createFakeState, type FakeState } from './fake-state.ts'
 import { createFakeTurns, type FakeTurn } from './fake-turns.ts'
@@ -71,6 +72,11 @@ export interface FakeRuntime {
   url(path: string): string
   /** Adds a session directly (no request), like `POST /session`. */
   addSession(input?: NewSessionInput): Session
+  /**
+   * Prompts a session directly (no request), like `POST /session/{id}/prompt_async`: adds the user
+   * message (id `messageID`, or a fresh one) and starts or queues its turn. Returns the message id.
+   */
+  prompt(sessionId: string, text: string, options?: { messageID?: string; agent?: string }): string
   /** User message id of the turn running in a session, if any. */
   runningTurn(sessionId: string): string | undefined
   /** The running turn answers `text` and ends (the next queued turn starts, or the session idles). */
@@ -147,6 +153,15 @@ export function createFakeRuntime(options: FakeRuntimeOptions = {}): FakeRuntime
     },
     url: (path) => `${baseUrl}${path.startsWith('/') ? path : `/${path}`}`,
     addSession: (input) => createSessionRecord(ctx, input),
+    prompt(sessionId, text, extra = {}) {
+      const messageID = extra.messageID ?? fakeId('msg', now)
+      turns.prompt(sessionId, {
+        messageID,
+        parts: [{ type: 'text', text }],
+        ...(extra.agent ? { agent: extra.agent } : {}),
+      })
+      return messageID
+    },
     runningTurn: (sessionId) => turns.running(sessionId),
     completeTurn(sessionId, text, extra = {}) {
       const userMessageId = turns.running(sessionId)
