@@ -1,0 +1,44 @@
+import { lstat, realpath } from 'node:fs/promises'
+import { join } from 'node:path'
+import { isAllowedComponents } from './check-path.ts'
+import { denied, GuardError } from './errors.ts'
+import { componentsInsideRoot } from './inside-root.ts'
+
+/**
+ * Why a path that does not resolve is reported as missing or denied: walking it component by
+ * component, a missing component reached without crossing a symlink is inside the root, so "not
+ * found" is honest; past a symlink the missing part may be outside the root, and saying "not
+ * found" there would reveal what exists outside. So that case is denied.
+ */
+async function missingOrDenied(root: string, components: readonly string[]): Promise<GuardError> {
+  let current = root
+  for (const component of components) {
+    current = join(current, component)
+    try {
+      if ((await lstat(current)).isSymbolicLink()) return denied()
+    } catch {
+      return new GuardError('ERR_GUARD_NOT_FOUND')
+    }
+  }
+  // Everything exists after all (created meanwhile): do not guess.
+  return denied()
+}
+
+/**
+ * Resolves a checked relative path to its canonical absolute path (every symlink followed) and
+ * re-applies the rules to the canonical form: it must be inside the root and allowed, so a
+ * symlink `notes.txt → .env` or `docs → /etc` is denied exactly like the target's own name.
+ */
+export async function canonicalise(root: string, components: readonly string[]): Promise<string> {
+  let canonical: string
+  try {
+    canonical = await realpath(join(root, ...components))
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw await missingOrDenied(root, components)
+    throw denied() // ELOOP, EACCES, ENAMETOOLONG: nothing to say
+  }
+  const inside = componentsInsideRoot(root, canonical)
+  if (inside === undefined || !isAllowedComponents(inside)) throw denied()
+  return canonical
+}
