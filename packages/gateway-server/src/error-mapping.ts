@@ -31,12 +31,15 @@ export function toGatewayError(error: unknown): GatewayError {
   return new GatewayError('internal', 'The gateway failed to complete the request.', { cause: error })
 }
 
-/** The MCP tool result for a failure: `isError: true` with the body `{ error: { code, message } }`. */
+/**
+ * The MCP tool result for a failure: `isError: true` with the JSON body `{ error: { code, message } }`
+ * as its text content. No `structuredContent`: it would have to match the tool's output schema,
+ * and 2025-era clients validate it even on errors.
+ */
 export function errorResult(error: GatewayError): {
   isError: true
   content: [{ type: 'text'; text: string }]
-  structuredContent: { error: { code: GatewayErrorCode; message: string } }
 } {
   const body = { error: { code: error.code, message: error.message } }
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body }
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }
 }

@@ -75,6 +75,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     screening: options.screening ?? passThroughScreening,
     logger,
     version: GATEWAY_VERSION,
+    ...(options.now && { now: options.now }),
   })
   const onError = (error: Error): void => {
     logger.error({ event: 'mcp_error', errorName: error.name }, 'mcp handler error')

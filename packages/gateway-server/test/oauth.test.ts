@@ -1,19 +1,19 @@
 import { readFileSync } from 'node:fs'
+import { createCredentialStore } from '@agentgate/credentials'
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
 import { HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createGateway, type Gateway } from '../src/index.js'
 import { createOAuthVerifier, OAUTH_ALGORITHMS, verifyJwsSignature } from '../src/http/oauth.js'
+import { createGateway, type Gateway } from '../src/index.js'
 import { type Credentials, makeCredentials, rpc, testSecret, unreachableRuntime } from './helpers.js'
-import { createCredentialStore } from '@agentgate/credentials'
 
 const ISSUER = 'https://auth.example.test'
 const RESOURCE = 'https://gateway.example.test/mcp'
 const JWKS_URL = `${ISSUER}/.well-known/jwks.json`
 const BASE = 'https://gateway.example.test'
 
-type Signer = { alg: string; privateKey: CryptoKey | Uint8Array; kid: string }
+type Signer = { alg: string; privateKey: Parameters<SignJWT['sign']>[0]; kid: string }
 let rsa: Signer
 let es: Signer
 let ed: Signer

@@ -103,7 +103,10 @@ export function createApp(options: AppOptions): GatewayApp {
         'unauthorized',
       )
     } else {
-      audit.rpcMethod = await peekRpcMethod(request)
+      const peek = await peekRpc(request)
+      audit.rpcMethod = peek.method
+      // The name the client asked for; a registered tool overwrites it with its own name.
+      audit.tool = peek.tool
       const scope: RequestScope = { principal: auth.principal, audit }
       response = await mcp.fetch(request, {
         authInfo: { token: 'redacted', clientId: auth.principal.username, scopes: [], extra: { scope } },
@@ -152,15 +155,19 @@ export function createApp(options: AppOptions): GatewayApp {
   }
 }
 
-/** Reads the JSON-RPC method (and tool name) for the audit line without consuming the body. */
-async function peekRpcMethod(request: Request): Promise<string | undefined> {
-  if (request.method !== 'POST') return undefined
+/** Reads the JSON-RPC method and tool name for the audit line without consuming the body. */
+async function peekRpc(request: Request): Promise<{ method?: string; tool?: string }> {
+  if (request.method !== 'POST') return {}
   try {
     const body: unknown = await request.clone().json()
-    const first = Array.isArray(body) ? body[0] : body
-    const method = (first as { method?: unknown } | undefined)?.method
-    return typeof method === 'string' ? method.slice(0, 64) : undefined
+    const first = (Array.isArray(body) ? body[0] : body) as
+      | { method?: unknown; params?: { name?: unknown } }
+      | undefined
+    const safe = (v: unknown): string | undefined =>
+      typeof v === 'string' && /^[\w./-]{1,64}$/.test(v) ? v : undefined
+    const method = safe(first?.method)
+    return { method, tool: method === 'tools/call' ? safe(first?.params?.name) : undefined }
   } catch {
-    return undefined
+    return {}
   }
 }

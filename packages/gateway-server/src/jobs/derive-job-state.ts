@@ -55,6 +55,12 @@ export interface DeriveInput {
   session: SessionRunState
   /** Number of pending permission and question requests of this session. */
   pendingAsks: number
+  /**
+   * The gateway started this run moments ago. `prompt_async` answers before the runtime has
+   * stored the user message (and sometimes before the session reads busy), so a missing
+   * message of a just-started run means "starting", not "gone".
+   */
+  justStarted?: boolean
 }
 
 /**
@@ -68,8 +74,8 @@ export interface DeriveInput {
 export function deriveJobState(input: DeriveInput): DerivedJobState {
   const { messages, messageId } = input
   const index = messages.findIndex((m) => m.info.id === messageId && m.info.role === 'user')
-  // Right after prompt_async the user message may not be listed yet while the session is busy.
-  if (index < 0) return input.session === 'idle' ? { state: 'missing' } : { state: 'running' }
+  if (index < 0)
+    return input.session === 'idle' && !input.justStarted ? { state: 'missing' } : { state: 'running' }
   const turn = messages.filter((m) => m.info.role === 'assistant' && m.info.parentID === messageId)
   const newestUser = findLast(messages, (m) => m.info.role === 'user')
   const isActiveRun = newestUser?.info.id === messageId

@@ -1,15 +1,25 @@
 import { allowedDecisions } from '@agentgate/policy'
 import { GatewayError } from '../errors.js'
+import type { Principal } from '../principal.js'
 import type { RuntimePort, RuntimeSession } from '../runtime/port.js'
 import type { Interaction, JobStatus } from '../schemas.js'
 import type { OwnedSessions } from '../sessions/owned.js'
-import type { Principal } from '../principal.js'
 import { deriveJobState } from './derive-job-state.js'
 
 export interface JobContext {
   principal: Principal
   runtime: RuntimePort
   owned: OwnedSessions
+  now?: () => number
+}
+
+/** How long a run counts as just started when its user message is not stored yet. */
+export const START_GRACE_MS = 60_000
+
+/** Which run a job is: the user message the gateway chose, and when it started. */
+export interface JobKey {
+  messageId: string
+  startedAt: number
 }
 
 /**
@@ -17,12 +27,10 @@ export interface JobContext {
  * other fields; the other states carry what a client needs to act (interactions as handles) or
  * to report (final text, changed files, todos, usage, error).
  */
-export async function jobStatus(
-  ctx: JobContext,
-  session: RuntimeSession,
-  messageId: string,
-): Promise<JobStatus> {
+export async function jobStatus(ctx: JobContext, session: RuntimeSession, job: JobKey): Promise<JobStatus> {
   const { runtime, owned } = ctx
+  const { messageId, startedAt } = job
+  const now = (ctx.now ?? Date.now)()
   const [messages, status] = await Promise.all([runtime.messages(session.id), runtime.statusOf(session.id)])
   const [permissions, questions] =
     status === 'idle'
@@ -33,11 +41,12 @@ export async function jobStatus(
     messageId,
     session: status,
     pendingAsks: permissions.length + questions.length,
+    justStarted: now - startedAt < START_GRACE_MS,
   })
   if (derived.state === 'missing') throw new GatewayError('not_found', 'Not found.')
   const [sessionHandle, jobHandle] = await Promise.all([
     owned.sealSession(session.id),
-    owned.sealJob(session.id, messageId),
+    owned.sealJob(session.id, messageId, startedAt),
   ])
   const base = { session: sessionHandle, job: jobHandle }
   switch (derived.state) {
@@ -108,20 +117,20 @@ export async function jobStatus(
 export async function waitForJob(
   ctx: JobContext,
   session: RuntimeSession,
-  messageId: string,
+  job: JobKey,
   waitMs: number,
   signal?: AbortSignal,
 ): Promise<JobStatus> {
-  if (waitMs <= 0) return jobStatus(ctx, session, messageId)
+  if (waitMs <= 0) return jobStatus(ctx, session, job)
   const settled = await ctx.runtime.waitUntil(
     session.id,
     async () => {
-      const status = await jobStatus(ctx, session, messageId)
+      const status = await jobStatus(ctx, session, job)
       return status.status === 'running' ? undefined : status
     },
     { timeoutMs: waitMs, ...(signal && { signal }) },
   )
-  return settled ?? jobStatus(ctx, session, messageId)
+  return settled ?? jobStatus(ctx, session, job)
 }
 
 /** One-line text rendering of a job status for text-only clients. */

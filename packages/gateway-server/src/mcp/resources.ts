@@ -99,7 +99,7 @@ export function registerResources(
       'Status of one of your jobs',
       read('gateway.job', async (uri, { job = '' }) => {
         const ref = await owned.openJob(decodeURIComponent(job))
-        return json(uri, await jobStatus(ctx, ref.session, ref.messageId))
+        return json(uri, await jobStatus(ctx, ref.session, ref))
       }),
     ],
   ]

@@ -1,5 +1,5 @@
-import { catalogFor, toolsFor } from '@agentgate/policy'
 import type { HandleCodec } from '@agentgate/handles'
+import { catalogFor, toolsFor } from '@agentgate/policy'
 import type { WorkspaceGuard } from '@agentgate/workspace-guard'
 import { McpServer, type McpServerFactory } from '@modelcontextprotocol/server'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
@@ -7,7 +7,7 @@ import type { RequestScope } from '../http/app.js'
 import type { Logger } from '../logger.js'
 import type { RuntimePort } from '../runtime/port.js'
 import type { ScreeningHook } from '../screening.js'
-import { ownedSessions, type OwnershipSignerLike } from '../sessions/owned.js'
+import { type OwnershipSignerLike, ownedSessions } from '../sessions/owned.js'
 import { catalogTool } from '../tools/catalog.js'
 import { interactionRespondTool } from '../tools/interaction.js'
 import { agentRunTool, jobCancelTool, jobGetTool } from '../tools/jobs.js'
@@ -25,6 +25,7 @@ export interface ServerFactoryOptions {
   screening: ScreeningHook
   logger: Logger
   version: string
+  now?: () => number
 }
 
 const INSTRUCTIONS =
@@ -49,7 +50,14 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
       { jsonSchemaValidator: validator, instructions: INSTRUCTIONS },
     )
     const owned = ownedSessions(principal, options.codec, options.signer, options.runtime)
-    const base = { principal, runtime: options.runtime, owned, screening: options.screening, starting }
+    const base = {
+      principal,
+      runtime: options.runtime,
+      owned,
+      screening: options.screening,
+      starting,
+      ...(options.now && { now: options.now }),
+    }
     const allowed = new Set<string>(toolsFor(principal.policy))
     const guard = options.guard
     // biome-ignore lint/suspicious/noExplicitAny: heterogeneous tool definitions

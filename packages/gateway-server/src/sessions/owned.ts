@@ -14,6 +14,8 @@ export interface OwnershipSignerLike {
 export interface JobRef {
   session: RuntimeSession
   messageId: string
+  /** When the gateway started the run (ms); lets a just-started run read as running. */
+  startedAt: number
 }
 
 export interface InteractionRef {
@@ -30,7 +32,7 @@ export interface InteractionRef {
  */
 export interface OwnedSessions {
   sealSession(id: string): Promise<string>
-  sealJob(sessionId: string, messageId: string): Promise<string>
+  sealJob(sessionId: string, messageId: string, startedAt: number): Promise<string>
   sealInteraction(sessionId: string, requestId: string, kind: 'permission' | 'question'): Promise<string>
   sealMessage(sessionId: string, messageId: string): Promise<string>
   openSession(handle: string): Promise<RuntimeSession>
@@ -78,7 +80,7 @@ export function ownedSessions(
 
   return {
     sealSession: (id) => codec.seal('session', identity, { s: id }),
-    sealJob: (s, m) => codec.seal('job', identity, { s, m }),
+    sealJob: (s, m, t) => codec.seal('job', identity, { s, m, t }),
     sealInteraction: (s, r, kind) =>
       codec.seal('interaction', identity, { s, r, k: kind === 'permission' ? 'p' : 'q' }),
     sealMessage: (s, m) => codec.seal('message', identity, { s, m }),
@@ -89,7 +91,8 @@ export function ownedSessions(
     async openJob(handle) {
       const payload = await open('job', handle)
       const messageId = str(payload.m)
-      return { session: await loadOwned(str(payload.s)), messageId }
+      const startedAt = typeof payload.t === 'number' && Number.isFinite(payload.t) ? payload.t : 0
+      return { session: await loadOwned(str(payload.s)), messageId, startedAt }
     },
     async openInteraction(handle) {
       const payload = await open('interaction', handle)

@@ -1,7 +1,13 @@
 import { agentProfile } from '@agentgate/policy'
 import { GatewayError } from '../errors.js'
-import { type JobContext, jobStatus, renderJobStatus, waitForJob } from '../jobs/job-status.js'
 import { deriveJobState } from '../jobs/derive-job-state.js'
+import {
+  type JobContext,
+  jobStatus,
+  renderJobStatus,
+  START_GRACE_MS,
+  waitForJob,
+} from '../jobs/job-status.js'
 import type { ToolDefinition } from '../mcp/define-tool.js'
 import type { RuntimeSession } from '../runtime/port.js'
 import { AgentRunInput, JobCancel, JobCancelInput, JobGetInput, JobStatus } from '../schemas.js'
@@ -57,6 +63,7 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
       }
       const reserved = session?.id
       const messageId = runtime.newMessageId()
+      const startedAt = (ctx.now ?? Date.now)()
       try {
         // A busy session would queue the prompt, and the runtime drops queued prompts when the
         // turn ahead fails: refuse instead of queueing silently.
@@ -68,7 +75,7 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
         // Once prompted, the runtime itself reports the session busy.
         if (reserved) ctx.starting.delete(reserved)
       }
-      return waitForJob(ctx, session, messageId, waitMs ?? 0, signal)
+      return waitForJob(ctx, session, { messageId, startedAt }, waitMs ?? 0, signal)
     },
     render: renderJobStatus,
   }
@@ -103,8 +110,8 @@ export function jobGetTool(ctx: JobContext): ToolDefinition<typeof JobGetInput, 
     output: JobStatus,
     hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ job, waitMs }, signal) => {
-      const { session, messageId } = await ctx.owned.openJob(job)
-      return waitForJob(ctx, session, messageId, waitMs ?? 0, signal)
+      const ref = await ctx.owned.openJob(job)
+      return waitForJob(ctx, ref.session, ref, waitMs ?? 0, signal)
     },
     render: renderJobStatus,
   }
@@ -122,7 +129,7 @@ export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCan
     output: JobCancel,
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: async ({ job }) => {
-      const { session, messageId } = await owned.openJob(job)
+      const { session, messageId, startedAt } = await owned.openJob(job)
       // Hold the session so no agent.run of this process starts a newer run between the check
       // below and the abort: an older job must never abort a later run.
       if (ctx.starting.has(session.id)) throw busy()
@@ -132,7 +139,8 @@ export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCan
           runtime.messages(session.id),
           runtime.statusOf(session.id),
         ])
-        const state = deriveJobState({ messages, messageId, session: status, pendingAsks: 0 })
+        const justStarted = (ctx.now ?? Date.now)() - startedAt < START_GRACE_MS
+        const state = deriveJobState({ messages, messageId, session: status, pendingAsks: 0, justStarted })
         if (state.state === 'missing') throw new GatewayError('not_found', 'Not found.')
         if (state.state !== 'running' && state.state !== 'input_required') {
           throw new GatewayError('not_pending', 'That job is not running, so there is nothing to cancel.')

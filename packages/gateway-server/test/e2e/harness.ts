@@ -1,11 +1,10 @@
-import { createUpstreamClient, type UpstreamClient } from '@agentgate/upstream-client'
 import { type Stack, startStack } from '@agentgate/testkit'
-import { Client } from '@modelcontextprotocol/client'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { createUpstreamClient, type UpstreamClient } from '@agentgate/upstream-client'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createGateway, type Gateway, type GatewayOptions, runtimeFromUpstream } from '../../src/index.js'
-import { type Credentials, makeCredentials, testSecret } from '../helpers.js'
+import { type Credentials, captureLogger, makeCredentials, testSecret } from '../helpers.js'
 
 export type ClientMode = 'auto' | 'legacy' | 'v1'
 
@@ -35,6 +34,8 @@ export interface E2E {
   secret: Uint8Array
   /** Every body the gateway sent to any client of this suite, for the upstream-id scan. */
   bodies: string[]
+  /** The gateway's structured log so far (JSON lines). */
+  logs: () => string
   connect(key: string, mode?: ClientMode): Promise<McpSession>
   extraGateway(options: Partial<GatewayOptions>): Promise<{ url: string; close(): Promise<void> }>
   stop(): Promise<void>
@@ -51,7 +52,9 @@ export async function startE2E(): Promise<E2E> {
     directory: stack.runtime.directory,
   })
   const secret = testSecret()
+  const log = captureLogger()
   const base: GatewayOptions = {
+    logger: log.logger,
     keys: creds.resolver,
     handleSecret: secret,
     runtime: runtimeFromUpstream(upstream),
@@ -97,6 +100,7 @@ export async function startE2E(): Promise<E2E> {
     url: server.url,
     secret,
     bodies,
+    logs: log.raw,
     connect: (key, mode) => connect(key, mode),
     async extraGateway(options) {
       const g = createGateway({ ...base, ...options })

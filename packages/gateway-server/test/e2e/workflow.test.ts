@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { errorCode, type E2E, type McpSession, startE2E } from './harness.js'
+import { type E2E, errorCode, type McpSession, startE2E } from './harness.js'
 
 // The whole product, end to end: real MCP clients → the gateway → the real OpenCode runtime
 // (pinned binary) driven by the scripted model server.
@@ -108,7 +108,7 @@ describe('the whole workflow (full credential)', () => {
       title: 'E2E workflow',
       waitMs: 15_000,
     })
-    expect(run.isError).toBe(false)
+    expect(run.isError ? run.text : 'ok').toBe('ok')
     expect(run.structured.status).toBe('input_required')
     const [ask] = run.structured.interactions as Array<Record<string, unknown>>
     expect(ask).toMatchObject({
@@ -375,6 +375,28 @@ describe('workspace tools', () => {
 })
 
 describe('concealment', () => {
+  it('logs one audit line per tool call and never a key, handle, message text or upstream id', () => {
+    const text = e2e.logs()
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    const calls = lines.filter((l) => l.event === 'audit' && l.rpcMethod === 'tools/call')
+    expect(calls.length).toBeGreaterThan(20)
+    for (const line of calls) {
+      expect(line).toMatchObject({
+        username: expect.any(String),
+        tool: expect.stringMatching(/^gateway\./),
+        outcome: expect.stringMatching(/^(ok|error)$/),
+      })
+      expect(typeof line.durationMs).toBe('number')
+    }
+    for (const key of Object.values(e2e.creds.keys)) expect(text).not.toContain(key)
+    expect(text).not.toMatch(/v1\.[A-Za-z0-9_-]{40,}/)
+    expect(text).not.toMatch(/(ses|msg|per|que)_[0-9A-Za-z]{20,}/)
+    expect(text).not.toContain('please run it')
+  })
+
   it('never returns an upstream id in any response body', () => {
     expect(e2e.bodies.length).toBeGreaterThan(20)
     for (const body of e2e.bodies) {
