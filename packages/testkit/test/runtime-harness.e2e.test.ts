@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RuntimeHandle, type Stack, startRuntime, startStack, waitFor } from '../src/index.ts'
+import { type RuntimeHandle, type Stack, startRuntime, startStack, step, waitFor } from '../src/index.ts'
 import { type RegistryRecorder, startRegistryRecorder } from './npm-registry-recorder.ts'
 
 // End-to-end: the real opencode binary with the scripted model. Plain fetch + Basic auth only.
@@ -115,6 +115,29 @@ describe('startRuntime against the real opencode binary', () => {
     expect(stack.model.requestsFor(marker).map((r) => r.step)).toEqual([0, 1])
   })
 
+  it('runs write, edit and todowrite tool calls built with step', async () => {
+    const file = join(runtime.directory, 'written.txt')
+    const marker = stack.model.script([
+      step.write(file, 'hello world\n'),
+      step.edit(file, 'world', 'testkit'),
+      step.todowrite([{ content: 'check the harness', status: 'in_progress', priority: 'high' }]),
+      step.text('all done'),
+    ])
+    const sessionId = await startTurn(`write ${marker}`)
+    const messages = await finishedTurn(sessionId)
+    expect(textOf(messages)).toBe('all done')
+    const tools = messages.flatMap((m) => m.parts).filter((p) => p.type === 'tool')
+    expect(tools.map((p) => [p.tool, p.state?.status])).toEqual([
+      ['write', 'completed'],
+      ['edit', 'completed'],
+      ['todowrite', 'completed'],
+    ])
+    expect(readFileSync(file, 'utf8')).toBe('hello testkit\n')
+    expect(await api('GET', `/session/${sessionId}/todo`)).toEqual([
+      { content: 'check the harness', status: 'in_progress', priority: 'high' },
+    ])
+  })
+
   it('keeps concurrent sessions on their own step of the same script', async () => {
     const marker = stack.model.script([
       { toolCall: { name: 'bash', input: { command: 'echo one', description: 'echo' } } },
@@ -143,23 +166,7 @@ describe('startRuntime against the real opencode binary', () => {
 
   it('turns a question tool call into a pending question', async () => {
     const marker = stack.model.script([
-      {
-        toolCall: {
-          name: 'question',
-          input: {
-            questions: [
-              {
-                question: 'Which colour?',
-                header: 'Colour',
-                options: [
-                  { label: 'Blue', description: 'b' },
-                  { label: 'Red', description: 'r' },
-                ],
-              },
-            ],
-          },
-        },
-      },
+      step.question({ question: 'Which colour?', header: 'Colour', options: ['Blue', 'Red'] }),
       (request) => ({ text: request.toolResults.join('').includes('Blue') ? 'you chose blue' : 'no answer' }),
     ])
     const sessionId = await startTurn(`ask me ${marker}`, 'remote')
