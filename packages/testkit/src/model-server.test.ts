@@ -198,6 +198,22 @@ describe('startModelServer', () => {
     expect(((await retryable.json()) as { error: { type: string } }).error.type).toBe('server_error')
   })
 
+  it('turns a throwing step function into a non-retryable 400 naming the error', async () => {
+    const marker = server.script([
+      () => {
+        throw new Error('bad script')
+      },
+    ])
+    const response = await chat([user(marker)])
+    expect(response.status).toBe(400)
+    const body = (await response.json()) as { error: { type: string; message: string } }
+    expect(body.error).toMatchObject({
+      type: 'invalid_request_error',
+      message: expect.stringContaining('bad script'),
+    })
+    expect(server.requests[0]?.outcome).toBe('completed')
+  })
+
   it('records every request with body, headers and session id', async () => {
     const marker = server.script([{ text: 'x' }])
     await (await chat([user(marker)])).text()

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { classifyChatRequest, scriptMarker } from './chat-request.ts'
 import { errorBody } from './openai-format.ts'
-import type { ChatCompletionBody, ScriptEntry, ScriptStep } from './script-steps.ts'
+import type { ChatCompletionBody, ChatRequestView, ScriptEntry, ScriptStep } from './script-steps.ts'
 import { json, writeAnswer } from './write-answer.ts'
 
 /** Options of {@link startModelServer}. */
@@ -103,8 +103,11 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' })
-      res.end(JSON.stringify(errorBody(String(error), 'testkit_error', null)))
+      // 400 + invalid_request_error: the runtime fails the turn at once instead of retrying ~70 s.
+      if (!res.headersSent) res.writeHead(400, { 'content-type': 'application/json' })
+      res.end(
+        JSON.stringify(errorBody(`testkit model server: ${String(error)}`, 'invalid_request_error', null)),
+      )
     })
   })
 
@@ -159,10 +162,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         entry.step = classified.step
         const candidate = scripts.get(classified.scriptId)?.[classified.step]
         if (candidate !== undefined) {
-          step =
-            typeof candidate === 'function'
-              ? candidate({ body, step: classified.step, toolResults: classified.toolResults })
-              : candidate
+          step = resolveEntry(candidate, { body, step: classified.step, toolResults: classified.toolResults })
           entry.answer = step
         }
       }
@@ -190,7 +190,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
   })
   const { address, port } = server.address() as AddressInfo
-  const url = `http://${address}:${port}`
+  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`
 
   return {
     url,
@@ -231,6 +231,25 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         server.closeAllConnections()
       })
     },
+  }
+}
+
+/**
+ * A step function that throws becomes a 400 `invalid_request_error` answer carrying the message,
+ * so the turn fails at once and the test sees why (a 500 would be retried for ~70 s).
+ */
+function resolveEntry(entry: ScriptEntry, view: ChatRequestView): ScriptStep {
+  if (typeof entry !== 'function') return entry
+  try {
+    return entry(view)
+  } catch (error) {
+    return {
+      error: {
+        status: 400,
+        type: 'invalid_request_error',
+        message: `testkit script step threw: ${String(error)}`,
+      },
+    }
   }
 }
 
