@@ -1,0 +1,28 @@
+import { checkPath } from './check-path.ts'
+import { GuardError } from './errors.ts'
+import { resolveOptions } from './options.ts'
+import { readFile } from './read-file.ts'
+import { search } from './search.ts'
+import type { WorkspaceGuard, WorkspaceGuardOptions } from './types.ts'
+
+/**
+ * Creates a guard for one workspace root. Options are validated here, once: a relative, missing
+ * or non-directory `root` and an unusable `ripgrepPath` throw `TypeError`, out-of-range numbers
+ * `RangeError`. The root is canonicalised (realpath) now; every later check compares with it.
+ *
+ * @example
+ * const guard = createWorkspaceGuard({ root: '/work' })
+ * const { text } = await guard.read('src/index.ts')
+ * const { matches, truncated } = await guard.search({ mode: 'text', query: 'TODO', limit: 50 })
+ */
+export function createWorkspaceGuard(options: WorkspaceGuardOptions): WorkspaceGuard {
+  const resolved = resolveOptions(options)
+  return Object.freeze({
+    check: (path: string) => checkPath(path),
+    read: async (path: string) => {
+      if (typeof path !== 'string') throw new GuardError('ERR_GUARD_INVALID', 'path must be a string')
+      return readFile(resolved.root, path, resolved.maxBytes)
+    },
+    search: (searchOptions) => search(resolved, searchOptions),
+  } satisfies WorkspaceGuard)
+}
