@@ -62,3 +62,12 @@ describe('SessionEventSchema', () => {
     expect(event.type === 'permission.asked' && event.properties.permission).toBe('bash')
   })
 })
+
+describe('AgentSchema', () => {
+  it('accepts the null flags 1.18.33 sends for some agents', async () => {
+    const { AgentSchema } = await import('./schemas.ts')
+    expect(AgentSchema.safeParse({ name: 'x', mode: 'primary', hidden: null, native: null }).success).toBe(
+      true,
+    )
+  })
+})

@@ -242,13 +242,13 @@ export const ProviderListSchema = z.looseObject({
 })
 export type ProviderList = z.infer<typeof ProviderListSchema>
 
-/** An agent profile (`GET /agent`). */
+/** An agent profile (`GET /agent`). 1.18.33 sends `null` for some unset flags (measured). */
 export const AgentSchema = z.looseObject({
   name: z.string(),
   mode: z.enum(['subagent', 'primary', 'all']),
-  description: z.string().optional(),
-  native: z.boolean().optional(),
-  hidden: z.boolean().optional(),
+  description: z.string().nullish(),
+  native: z.boolean().nullish(),
+  hidden: z.boolean().nullish(),
   permission: z
     .array(z.looseObject({ permission: z.string(), pattern: z.string(), action: z.string() }))
     .optional(),
