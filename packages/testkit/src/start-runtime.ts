@@ -42,7 +42,7 @@ export interface RuntimeOptions {
   password?: string
   /** `--log-level`; default `WARN` (the listening line is printed at every level). */
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'
-  /** Deadline for listening + healthy; default 30 000 ms. */
+  /** Deadline for listening + healthy; default 45 000 ms (a loaded 2-vCPU machine took 12 s). */
   startTimeoutMs?: number
   /** Time between SIGTERM and SIGKILL in `stop()`; default 3000 ms. */
   stopGraceMs?: number
@@ -101,7 +101,7 @@ export interface RuntimeHandle {
  * await runtime.stop()
  */
 export async function startRuntime(options: RuntimeOptions = {}): Promise<RuntimeHandle> {
-  const startTimeoutMs = options.startTimeoutMs ?? 30_000
+  const startTimeoutMs = options.startTimeoutMs ?? 45_000
   const stopGraceMs = options.stopGraceMs ?? 3_000
   if (!(startTimeoutMs > 0)) throw new RangeError('startTimeoutMs must be > 0')
   if (!(stopGraceMs >= 0)) throw new RangeError('stopGraceMs must be >= 0')
