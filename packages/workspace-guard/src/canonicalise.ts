@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs'
 import { lstat, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import { isAllowedComponents } from './check-path.ts'
@@ -28,6 +29,7 @@ async function missingOrDenied(root: string, components: readonly string[]): Pro
  * Resolves a checked relative path to its canonical absolute path (every symlink followed) and
  * re-applies the rules to the canonical form: it must be inside the root and allowed, so a
  * symlink `notes.txt → .env` or `docs → /etc` is denied exactly like the target's own name.
+ * A directory is "not found"; anything else that is not a regular file is denied.
  */
 export async function canonicalise(root: string, components: readonly string[]): Promise<string> {
   let canonical: string
@@ -40,5 +42,16 @@ export async function canonicalise(root: string, components: readonly string[]):
   }
   const inside = componentsInsideRoot(root, canonical)
   if (inside === undefined || !isAllowedComponents(inside)) throw denied()
+  // Refuse special files before opening them: opening a device can have side effects (a tape
+  // rewinds, a watchdog arms), opening a FIFO releases a writer waiting for a reader. The
+  // descriptor's own fstat still decides after the open, in case this changed in between.
+  let stats: Stats
+  try {
+    stats = await lstat(canonical)
+  } catch {
+    throw denied()
+  }
+  if (stats.isDirectory()) throw new GuardError('ERR_GUARD_NOT_FOUND')
+  if (!stats.isFile()) throw denied()
   return canonical
 }

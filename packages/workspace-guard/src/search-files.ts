@@ -1,9 +1,9 @@
 import { isAllowedComponents } from './check-path.ts'
+import { compareCodeUnits } from './compare-code-units.ts'
 import { createPathMatcher } from './path-matcher.ts'
 import { scanFile } from './scan-file.ts'
 import type { SearchContext } from './search-context.ts'
 import type { SearchRequest } from './search-options.ts'
-import { compare } from './search-text.ts'
 import type { SearchMatch } from './types.ts'
 
 interface Ranked {
@@ -12,7 +12,7 @@ interface Ranked {
 }
 
 function byRank(a: Ranked, b: Ranked): number {
-  return a.rank - b.rank || a.path.length - b.path.length || compare(a.path, b.path)
+  return a.rank - b.rank || a.path.length - b.path.length || compareCodeUnits(a.path, b.path)
 }
 
 /**

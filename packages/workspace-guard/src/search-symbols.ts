@@ -1,9 +1,9 @@
+import { compareCodeUnits } from './compare-code-units.ts'
 import { extractSymbols, languageOf } from './extract-symbols.ts'
 import { scanCandidates } from './scan-candidates.ts'
 import { scanFile } from './scan-file.ts'
 import type { SearchContext } from './search-context.ts'
 import type { SearchRequest } from './search-options.ts'
-import { compare } from './search-text.ts'
 import { SYMBOL_EXTENSIONS } from './symbol-rules.ts'
 import type { SearchMatch } from './types.ts'
 
@@ -53,6 +53,8 @@ export async function searchSymbols(context: SearchContext, request: SearchReque
     },
   )
   if (source.incomplete() || collected.length >= MAX_COLLECTED) budget.markExhausted()
-  collected.sort((a, b) => a.rank - b.rank || compare(a.path, b.path) || (a.line ?? 0) - (b.line ?? 0))
+  collected.sort(
+    (a, b) => a.rank - b.rank || compareCodeUnits(a.path, b.path) || (a.line ?? 0) - (b.line ?? 0),
+  )
   return collected.map(({ rank: _rank, ...match }) => match)
 }

@@ -1,3 +1,4 @@
+import { compareCodeUnits } from './compare-code-units.ts'
 import { findText } from './find-text.ts'
 import { scanCandidates } from './scan-candidates.ts'
 import { scanFile } from './scan-file.ts'
@@ -29,10 +30,5 @@ export async function searchText(context: SearchContext, request: SearchRequest)
     },
   )
   if (source.incomplete()) budget.markExhausted()
-  return matches.sort((a, b) => compare(a.path, b.path) || (a.line ?? 0) - (b.line ?? 0))
-}
-
-/** Code-unit order, the same in every locale. */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
+  return matches.sort((a, b) => compareCodeUnits(a.path, b.path) || (a.line ?? 0) - (b.line ?? 0))
 }
