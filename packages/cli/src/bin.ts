@@ -1,15 +1,14 @@
 import { processIo } from './io.ts'
 import { main } from './main.ts'
 
-// The entry: run, then exit with the mapped code. `up` keeps running until its children stop.
+// The entry: run, then exit with the mapped code. Exiting explicitly ends any connection a
+// library kept open after `up`/`serve` stopped (stdout to a pipe or file is written synchronously).
 main(process.argv.slice(2), processIo()).then(
-  (code) => {
-    process.exitCode = code
-  },
+  (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(
       `agentgate: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`,
     )
-    process.exitCode = 1
+    process.exit(1)
   },
 )

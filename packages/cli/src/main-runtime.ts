@@ -1,7 +1,87 @@
 import type { Argv } from 'yargs'
+import { serve } from './commands/serve.ts'
+import { up } from './commands/up.ts'
 import type { Io } from './io.ts'
 
-/** Commands that run processes: serve, up, attach, doctor. */
-export function commandsWithRuntime(parser: Argv, _io: Io): Argv {
+function dirOf(argv: object, io: Io): string {
+  const dir = (argv as { dir?: unknown }).dir
+  return typeof dir === 'string' && dir.length > 0 ? dir : (io.env.AGENTGATE_DIR ?? '.')
+}
+
+/** Commands that run processes: up, serve (attach and doctor are added in their own files). */
+export function commandsWithRuntime(parser: Argv, io: Io): Argv {
   return parser
+    .command(
+      'up',
+      'Run the stack here: assistant runtime, moderator runtime and gateway; stops all when one exits',
+      (c) =>
+        c
+          .option('host', {
+            type: 'string',
+            describe: 'Gateway bind address (overrides gateway.host; the image uses 0.0.0.0)',
+          })
+          .option('stop-grace-ms', {
+            type: 'number',
+            default: 5000,
+            describe: 'SIGTERM → SIGKILL grace period',
+          })
+          .option('start-timeout-ms', {
+            type: 'number',
+            default: 60_000,
+            describe: 'Deadline for all processes to be healthy',
+          })
+          .example('$0 up --dir ~/agentgate', 'Start the stack; Ctrl-C stops it')
+          .example('AGENTGATE_DIR=~/agentgate $0 up', 'The same, with the directory from the environment'),
+      async (a) => {
+        await up(
+          {
+            dir: dirOf(a, io),
+            host: a.host,
+            stopGraceMs: a['stop-grace-ms'],
+            startTimeoutMs: a['start-timeout-ms'],
+          },
+          io,
+        )
+      },
+    )
+    .command(
+      'serve',
+      'Run the gateway alone, in front of a running native server',
+      (c) =>
+        c
+          .option('host', { type: 'string', describe: 'Bind address (default gateway.host)' })
+          .option('port', { type: 'number', describe: 'Port (default gateway.port)' })
+          .option('native-url', {
+            type: 'string',
+            describe: 'Native server URL (default: recorded in state/stack.env)',
+          })
+          .option('native-username', { type: 'string', describe: 'Basic auth user of the native server' })
+          .option('native-password-file', {
+            type: 'string',
+            describe: 'File holding the native password (default state/native-password)',
+          })
+          .option('workspace', {
+            type: 'string',
+            describe: 'Workspace root (default <stack>/workspace; /work in the image)',
+          })
+          .example('$0 serve --dir ~/agentgate --port 9000', 'Gateway on 127.0.0.1:9000')
+          .example(
+            'GATEWAY_ALLOWED_ORIGINS=https://app.example.com $0 serve',
+            'Allow one browser origin on /mcp',
+          ),
+      async (a) => {
+        await serve(
+          {
+            dir: dirOf(a, io),
+            host: a.host,
+            port: a.port,
+            nativeUrl: a['native-url'],
+            nativeUsername: a['native-username'],
+            nativePasswordFile: a['native-password-file'],
+            workspace: a.workspace,
+          },
+          io,
+        )
+      },
+    )
 }

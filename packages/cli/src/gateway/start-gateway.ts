@@ -1,0 +1,92 @@
+import type { Logger } from 'pino'
+import { CliError } from '../errors.ts'
+import type { OAuthConfig } from '../stack/stack-config.ts'
+
+export interface StartGatewayOptions {
+  /** The stack's `state/` (credentials, handle secret). */
+  readonly stateDir: string
+  readonly workspace: string
+  readonly host: string
+  readonly port: number
+  readonly nativeUrl: string
+  readonly nativeUsername: string
+  readonly nativePassword: string
+  readonly allowedOrigins: readonly string[]
+  readonly oauth?: OAuthConfig | undefined
+  readonly logger: Logger
+}
+
+/** A gateway serving in this process. */
+export interface RunningGateway {
+  readonly url: string
+  readonly port: number
+  close(): Promise<void>
+}
+
+/**
+ * Starts the gateway in-process: the credential store's hot-reloading key resolver, the
+ * file-backed handle secret, and the runtime client pinned to the workspace. The server packages
+ * are loaded on demand so the operator commands work without them. Throws `ERR_CLI_START_FAILED`.
+ */
+export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
+  const [{ createKeyResolver, readHandleSecret }, gatewayServer, upstream] = await Promise.all([
+    import('@agentgate/credentials'),
+    import('@agentgate/gateway-server'),
+    import('@agentgate/upstream-client'),
+  ])
+  const keys = createKeyResolver({
+    stateDir: options.stateDir,
+    onReloadError: (error) =>
+      options.logger.warn({ event: 'credentials_reload_failed', code: error.code }, error.message),
+  })
+  const handleSecret = await readHandleSecret(options.stateDir)
+  const client = upstream.createUpstreamClient({
+    baseUrl: options.nativeUrl,
+    username: options.nativeUsername,
+    password: options.nativePassword,
+    directory: options.workspace,
+  })
+  let gateway: ReturnType<typeof gatewayServer.createGateway>
+  try {
+    gateway = gatewayServer.createGateway({
+      keys,
+      handleSecret,
+      runtime: gatewayServer.runtimeFromUpstream(client),
+      workspaceRoot: options.workspace,
+      allowedOrigins: [...options.allowedOrigins],
+      ...(options.oauth ? { oauth: options.oauth } : {}),
+      logger: options.logger.child({ component: 'gateway' }),
+    })
+  } catch (error) {
+    keys.close()
+    throw new CliError('ERR_CLI_START_FAILED', `gateway configuration rejected: ${(error as Error).message}`)
+  }
+  let server: Awaited<ReturnType<typeof gateway.listen>>
+  try {
+    server = await gateway.listen({ host: options.host, port: options.port })
+  } catch (error) {
+    keys.close()
+    await gateway.close().catch(() => {})
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE') {
+      throw new CliError(
+        'ERR_CLI_PORT_IN_USE',
+        `${options.host}:${options.port} is already in use: change gateway.port`,
+      )
+    }
+    throw new CliError(
+      'ERR_CLI_START_FAILED',
+      `gateway could not listen (${code ?? (error as Error).message})`,
+    )
+  }
+  return {
+    url: server.url,
+    port: server.port,
+    async close() {
+      await gateway.close()
+      keys.close()
+      const maybeClose = (client as { close?: () => unknown }).close
+      if (typeof maybeClose === 'function') await maybeClose.call(client)
+    },
+  }
+}

@@ -1,0 +1,77 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { FAKE_MODEL_ID, FAKE_PROVIDER_ID } from '@agentgate/testkit'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+
+/** Points the stack's user preferences at the scripted model (what an operator does for a real provider). */
+export function useScriptedModel(dir: string, baseURL: string): void {
+  const file = join(dir, 'config/assistant/opencode.json')
+  const prefs = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+  const model = `${FAKE_PROVIDER_ID}/${FAKE_MODEL_ID}`
+  Object.assign(prefs, {
+    model,
+    small_model: model,
+    enabled_providers: [FAKE_PROVIDER_ID],
+    provider: {
+      [FAKE_PROVIDER_ID]: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Scripted model (testkit)',
+        options: { baseURL, apiKey: 'fake-key' },
+        models: {
+          [FAKE_MODEL_ID]: { name: 'Fake One', tool_call: true, limit: { context: 100_000, output: 4096 } },
+        },
+      },
+    },
+  })
+  // In place: the file is the one writable file of a read-only directory.
+  writeFileSync(file, `${JSON.stringify(prefs, null, 2)}\n`)
+}
+
+/** Sets ports (and anything else) in agentgate.json. */
+/** The sections of agentgate.json a test edits. */
+export interface EditableConfig {
+  gateway: Record<string, unknown>
+  native: Record<string, unknown>
+  moderator: Record<string, unknown>
+  [section: string]: unknown
+}
+
+export function editConfig(dir: string, edit: (config: EditableConfig) => void): void {
+  const file = join(dir, 'agentgate.json')
+  const config = JSON.parse(readFileSync(file, 'utf8'))
+  edit(config)
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`)
+}
+
+/** JSON log lines of `up`/`serve`. */
+export interface LogLine {
+  event?: string
+  child?: string
+  pid?: number
+  url?: string
+  version?: string
+  mcpUrl?: string
+  msg?: string
+  [field: string]: unknown
+}
+
+export function logLines(stdout: string): LogLine[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine)
+}
+
+/** A v2 MCP client with a bearer key. */
+export async function mcpClient(url: string, key: string): Promise<Client> {
+  const client = new Client(
+    { name: 'agentgate-cli-e2e', version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' } },
+  )
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  )
+  return client
+}
