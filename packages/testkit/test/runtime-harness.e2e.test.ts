@@ -50,7 +50,7 @@ async function startTurn(text: string, agent?: string): Promise<string> {
 }
 
 /** Waits until the session is idle and its last assistant message is finished; returns all messages. */
-async function finishedTurn(sessionId: string, timeoutMs = 15_000): Promise<MessageEntry[]> {
+async function finishedTurn(sessionId: string, timeoutMs = 30_000): Promise<MessageEntry[]> {
   return waitFor(
     async () => {
       const status = await api<Record<string, unknown>>('GET', '/session/status')
@@ -80,7 +80,8 @@ afterAll(async () => {
   await registry?.close()
 })
 
-describe('startRuntime against the real opencode binary', () => {
+// Generous deadlines: on a loaded 2-vCPU machine a first turn took up to 7 s.
+describe('startRuntime against the real opencode binary', { timeout: 60_000 }, () => {
   it('reports start timings and a healthy server', async () => {
     expect(runtime.listeningMs).toBeGreaterThan(0)
     expect(runtime.startupMs).toBeGreaterThanOrEqual(runtime.listeningMs)
@@ -156,8 +157,9 @@ describe('startRuntime against the real opencode binary', () => {
     ])
     const sessionId = await startTurn(`guarded ${marker}`, 'guarded')
     type Ask = { id: string; sessionID: string; permission: string; patterns: string[] }
-    const ask = await waitFor(async () =>
-      (await api<Ask[]>('GET', '/permission')).find((p) => p.sessionID === sessionId),
+    const ask = await waitFor(
+      async () => (await api<Ask[]>('GET', '/permission')).find((p) => p.sessionID === sessionId),
+      { timeoutMs: 30_000 },
     )
     expect(ask).toMatchObject({ permission: 'bash', patterns: ['echo guarded'] })
     await api('POST', `/permission/${ask.id}/reply`, { reply: 'once' })
@@ -171,8 +173,9 @@ describe('startRuntime against the real opencode binary', () => {
     ])
     const sessionId = await startTurn(`ask me ${marker}`, 'remote')
     type Question = { id: string; sessionID: string; questions: Array<{ question: string }> }
-    const question = await waitFor(async () =>
-      (await api<Question[]>('GET', '/question')).find((q) => q.sessionID === sessionId),
+    const question = await waitFor(
+      async () => (await api<Question[]>('GET', '/question')).find((q) => q.sessionID === sessionId),
+      { timeoutMs: 30_000 },
     )
     expect(question.questions[0]?.question).toBe('Which colour?')
     await api('POST', `/question/${question.id}/reply`, { answers: [['Blue']] })
@@ -202,10 +205,10 @@ describe('startRuntime against the real opencode binary', () => {
       { text: 'not reached' },
     ])
     const sessionId = await startTurn(`full ${marker}`, 'remote-full')
-    const ask = await waitFor(async () =>
-      (await api<Array<{ id: string; sessionID: string; permission: string }>>('GET', '/permission')).find(
-        (p) => p.sessionID === sessionId,
-      ),
+    type Ask = { id: string; sessionID: string; permission: string }
+    const ask = await waitFor(
+      async () => (await api<Ask[]>('GET', '/permission')).find((p) => p.sessionID === sessionId),
+      { timeoutMs: 30_000 },
     )
     expect(ask.permission).toBe('bash')
     await api('POST', `/permission/${ask.id}/reply`, { reply: 'reject' })
@@ -230,7 +233,7 @@ describe('startRuntime against the real opencode binary', () => {
       { text: ['slow ', 'answer ', 'never ', 'finishes'], intervalMs: 2_000 },
     ])
     const sessionId = await startTurn(`slow ${marker}`)
-    await stack.model.waitForRequest((r) => r.scriptId === marker.slice(9, -2))
+    await stack.model.waitForRequest((r) => r.scriptId === marker.slice(9, -2), 30_000)
     await api('POST', `/session/${sessionId}/abort`)
     const messages = await finishedTurn(sessionId)
     expect(messages.at(-1)?.info.error?.name).toBe('MessageAbortedError')
