@@ -1,4 +1,6 @@
 import type { Argv } from 'yargs'
+import { attach } from './commands/attach.ts'
+import { doctor } from './commands/doctor.ts'
 import { serve } from './commands/serve.ts'
 import { up } from './commands/up.ts'
 import type { Io } from './io.ts'
@@ -82,6 +84,39 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
           },
           io,
         )
+      },
+    )
+    .command(
+      'attach',
+      "Open the runtime's terminal client on the native server (trusted: bypasses the gateway)",
+      (c) =>
+        c
+          .option('url', {
+            type: 'string',
+            describe: 'Native server URL (default: recorded in state/stack.env)',
+          })
+          .option('session', { alias: 's', type: 'string', describe: 'Session id to open' })
+          .option('continue', { alias: 'c', type: 'boolean', describe: 'Continue the last session' })
+          .example(
+            '$0 attach --dir ~/agentgate',
+            'Username and password go through the environment, never argv',
+          ),
+      async (a) => {
+        process.exitCode = await attach(
+          { dir: dirOf(a, io), url: a.url, session: a.session, continue: a.continue },
+          io,
+        )
+      },
+    )
+    .command(
+      'doctor',
+      'Check layout, permissions, ports, runtime version and health; says what to fix',
+      (c) =>
+        c
+          .option('json', { type: 'boolean', default: false, describe: 'Print machine-readable JSON' })
+          .example('$0 doctor --dir ~/agentgate', 'Exit 0 when nothing fails; 9 otherwise'),
+      async (a) => {
+        await doctor({ dir: dirOf(a, io), json: a.json }, io)
       },
     )
 }
