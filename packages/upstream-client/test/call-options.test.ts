@@ -1,0 +1,75 @@
+import { delay, HttpResponse, http } from 'msw'
+import { describe, expect, it } from 'vitest'
+import { UpstreamError } from '../src/index.ts'
+import { useFakeRuntime } from './support/msw.ts'
+
+const { fake, server, client } = useFakeRuntime()
+
+describe('per-call options', () => {
+  it('a caller abort rejects with the signal reason, not an UpstreamError', async () => {
+    server.use(
+      http.get(fake.url('/session/status'), async () => {
+        await delay('infinite')
+        return HttpResponse.json({})
+      }),
+    )
+    const controller = new AbortController()
+    const pending = client().sessionStatus({ signal: controller.signal })
+    controller.abort(new Error('gateway request cancelled'))
+    const error = await pending.catch((reason: unknown) => reason)
+    expect(error).toEqual(new Error('gateway request cancelled'))
+    expect(UpstreamError.isInstance(error)).toBe(false)
+  })
+
+  it('an already aborted signal fails without a request', async () => {
+    const before = fake.requests.length
+    await expect(client().health({ signal: AbortSignal.abort(new Error('early')) })).rejects.toThrow('early')
+    expect(fake.requests.length).toBe(before)
+  })
+
+  it('timeoutMs per call overrides the client default', async () => {
+    server.use(
+      http.get(fake.url('/global/health'), async () => {
+        await delay(300)
+        return HttpResponse.json({ healthy: true, version: '1.18.33' })
+      }),
+    )
+    const c = client({ timeoutMs: 50 })
+    await expect(c.health()).rejects.toMatchObject({ code: 'ERR_UPSTREAM_TIMEOUT' })
+    await expect(c.health({ timeoutMs: 5_000 })).resolves.toMatchObject({ healthy: true })
+  })
+
+  it('a 2xx body that is not JSON is ERR_UPSTREAM_SCHEMA', async () => {
+    server.use(
+      http.get(
+        fake.url('/global/health'),
+        () => new HttpResponse('{"healthy":tru', { headers: { 'content-type': 'application/json' } }),
+      ),
+    )
+    await expect(client().health()).rejects.toMatchObject({ code: 'ERR_UPSTREAM_SCHEMA', status: 200 })
+  })
+
+  it('an HTML fallback page (the runtime’s SPA for unknown routes) is ERR_UPSTREAM_SCHEMA', async () => {
+    server.use(
+      http.get(
+        fake.url('/agent'),
+        () => new HttpResponse('<html></html>', { headers: { 'content-type': 'text/html' } }),
+      ),
+    )
+    await expect(client().listAgents()).rejects.toMatchObject({ code: 'ERR_UPSTREAM_SCHEMA', status: 200 })
+  })
+
+  it('a custom fetch is used for every request', async () => {
+    const seen: string[] = []
+    const c = client({
+      fetch: async (input, init) => {
+        const request = new Request(input, init)
+        seen.push(new URL(request.url).pathname)
+        return fetch(request)
+      },
+    })
+    await c.health()
+    await c.listPermissions()
+    expect(seen).toEqual(['/global/health', '/permission'])
+  })
+})
