@@ -1,10 +1,10 @@
 import { allowedDecisions } from '@agentgate/policy'
 import { GatewayError } from '../errors.js'
 import type { Principal } from '../principal.js'
-import type { RuntimePort, RuntimeSession } from '../runtime/port.js'
+import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
 import type { Interaction, JobStatus } from '../schemas.js'
 import type { OwnedSessions } from '../sessions/owned.js'
-import { deriveJobState } from './derive-job-state.js'
+import { deriveJobState, type TurnMessage } from './derive-job-state.js'
 
 export interface JobContext {
   principal: Principal
@@ -27,11 +27,16 @@ export interface JobKey {
  * other fields; the other states carry what a client needs to act (interactions as handles) or
  * to report (final text, changed files, todos, usage, error).
  */
-export async function jobStatus(ctx: JobContext, session: RuntimeSession, job: JobKey): Promise<JobStatus> {
+export async function jobStatus(
+  ctx: JobContext,
+  session: RuntimeSession,
+  job: JobKey,
+  prefetched?: Promise<[TurnMessage[], RuntimeStatus]>,
+): Promise<JobStatus> {
   const { runtime, owned } = ctx
   const { messageId, startedAt } = job
   const now = (ctx.now ?? Date.now)()
-  const [messages, status] = await Promise.all([runtime.messages(session.id), runtime.statusOf(session.id)])
+  const [messages, status] = await (prefetched ?? readTurnState(runtime, session.id))
   const [permissions, questions] =
     status === 'idle'
       ? [[], []]
@@ -110,6 +115,14 @@ export async function jobStatus(ctx: JobContext, session: RuntimeSession, job: J
   }
 }
 
+/** The two reads a job's state is derived from. */
+export function readTurnState(
+  runtime: RuntimePort,
+  sessionId: string,
+): Promise<[TurnMessage[], RuntimeStatus]> {
+  return Promise.all([runtime.messages(sessionId), runtime.statusOf(sessionId)])
+}
+
 /**
  * Waits up to `waitMs` for the job to leave `running` (event-driven; polling only while the
  * runtime's event stream is down), then returns its status.
@@ -120,12 +133,16 @@ export async function waitForJob(
   job: JobKey,
   waitMs: number,
   signal?: AbortSignal,
+  prefetched?: Promise<[TurnMessage[], RuntimeStatus]>,
 ): Promise<JobStatus> {
-  if (waitMs <= 0) return jobStatus(ctx, session, job)
+  if (waitMs <= 0) return jobStatus(ctx, session, job, prefetched)
   const settled = await ctx.runtime.waitUntil(
     session.id,
     async () => {
-      const status = await jobStatus(ctx, session, job)
+      // The first check uses the reads started before the ownership check, later ones read anew.
+      const reads = prefetched
+      prefetched = undefined
+      const status = await jobStatus(ctx, session, job, reads)
       return status.status === 'running' ? undefined : status
     },
     { timeoutMs: waitMs, ...(signal && { signal }) },

@@ -36,6 +36,15 @@ export interface OwnedSessions {
   sealInteraction(sessionId: string, requestId: string, kind: 'permission' | 'question'): Promise<string>
   sealMessage(sessionId: string, messageId: string): Promise<string>
   openSession(handle: string): Promise<RuntimeSession>
+  /**
+   * Decrypts a session handle to its upstream id WITHOUT the ownership check. Only for starting
+   * reads early, in parallel with `loadOwned`; nothing read may be returned unless it succeeds.
+   */
+  sessionIdOf(handle: string): Promise<string>
+  /** Loads a session and verifies its ownership record (not_found otherwise). */
+  loadOwned(sessionId: string): Promise<RuntimeSession>
+  /** Decrypts a job handle without the ownership check (see `sessionIdOf`). */
+  jobOf(handle: string): Promise<{ sessionId: string; messageId: string; startedAt: number }>
   openJob(handle: string): Promise<JobRef>
   openInteraction(handle: string): Promise<InteractionRef>
   /** Opens a message handle that must belong to `sessionId`. */
@@ -78,6 +87,12 @@ export function ownedSessions(
     return session
   }
 
+  async function jobOf(handle: string): Promise<{ sessionId: string; messageId: string; startedAt: number }> {
+    const payload = await open('job', handle)
+    const startedAt = typeof payload.t === 'number' && Number.isFinite(payload.t) ? payload.t : 0
+    return { sessionId: str(payload.s), messageId: str(payload.m), startedAt }
+  }
+
   return {
     sealSession: (id) => codec.seal('session', identity, { s: id }),
     sealJob: (s, m, t) => codec.seal('job', identity, { s, m, t }),
@@ -89,11 +104,12 @@ export function ownedSessions(
       return loadOwned(str(payload.s))
     },
     async openJob(handle) {
-      const payload = await open('job', handle)
-      const messageId = str(payload.m)
-      const startedAt = typeof payload.t === 'number' && Number.isFinite(payload.t) ? payload.t : 0
-      return { session: await loadOwned(str(payload.s)), messageId, startedAt }
+      const { sessionId, messageId, startedAt } = await jobOf(handle)
+      return { session: await loadOwned(sessionId), messageId, startedAt }
     },
+    sessionIdOf: async (handle) => str((await open('session', handle)).s),
+    loadOwned,
+    jobOf,
     async openInteraction(handle) {
       const payload = await open('interaction', handle)
       const requestId = str(payload.r)

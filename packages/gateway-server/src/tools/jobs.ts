@@ -4,6 +4,7 @@ import { deriveJobState } from '../jobs/derive-job-state.js'
 import {
   type JobContext,
   jobStatus,
+  readTurnState,
   renderJobStatus,
   START_GRACE_MS,
   waitForJob,
@@ -110,8 +111,12 @@ export function jobGetTool(ctx: JobContext): ToolDefinition<typeof JobGetInput, 
     output: JobStatus,
     hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ job, waitMs }, signal) => {
-      const ref = await ctx.owned.openJob(job)
-      return waitForJob(ctx, ref.session, ref, waitMs ?? 0, signal)
+      const ref = await ctx.owned.jobOf(job)
+      // Start the state reads together with the ownership check; used only once it passes.
+      const prefetched = readTurnState(ctx.runtime, ref.sessionId)
+      prefetched.catch(() => undefined)
+      const session = await ctx.owned.loadOwned(ref.sessionId)
+      return waitForJob(ctx, session, ref, waitMs ?? 0, signal, prefetched)
     },
     render: renderJobStatus,
   }

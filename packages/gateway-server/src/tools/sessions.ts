@@ -79,14 +79,19 @@ export function sessionGetTool(
     output: SessionGet,
     hints: READ,
     run: async ({ session: handle, include = [] }) => {
-      const session = await ctx.owned.openSession(handle)
+      const id = await ctx.owned.sessionIdOf(handle)
       const views = new Set(include)
       const needMessages = views.has('messages') || views.has('diff')
-      const [status, messages, todos] = await Promise.all([
-        ctx.runtime.statusOf(session.id),
-        needMessages ? ctx.runtime.messages(session.id) : undefined,
-        views.has('todos') ? ctx.runtime.todos(session.id) : undefined,
+      // The reads start together with the ownership check (one round trip instead of two);
+      // nothing read is used unless `loadOwned` succeeds.
+      const reads = Promise.all([
+        ctx.runtime.statusOf(id),
+        needMessages ? ctx.runtime.messages(id) : undefined,
+        views.has('todos') ? ctx.runtime.todos(id) : undefined,
       ])
+      reads.catch(() => undefined)
+      const session = await ctx.owned.loadOwned(id)
+      const [status, messages, todos] = await reads
       return {
         session: await sessionSummary(ctx.owned, session, status),
         ...(views.has('messages') &&

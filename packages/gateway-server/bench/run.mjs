@@ -1,0 +1,160 @@
+// Gateway benchmarks, as ratios measured side by side in one process:
+//  1. gateway.session.get over MCP vs the same upstream reads done directly (latency, p50/p99);
+//  2. a trivial gateway tool call vs a bare MCP SDK v2 server with one trivial tool (throughput).
+// Run after a build (root `pnpm bench` builds first). Uses the real runtime and scripted model.
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createCredentialStore, createKeyResolver } from '@agentgate/credentials'
+import { startStack } from '@agentgate/testkit'
+import { createUpstreamClient } from '@agentgate/upstream-client'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { toNodeHandler } from '@modelcontextprotocol/node'
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
+import { z } from 'zod'
+import { createGateway, createLogger, runtimeFromUpstream } from '../dist/index.js'
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+const ms = (v) => `${v.toFixed(2)} ms`
+
+async function latency(fn, { warmup = 20, runs = 200 } = {}) {
+  for (let i = 0; i < warmup; i++) await fn()
+  const samples = []
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now()
+    await fn()
+    samples.push(performance.now() - t)
+  }
+  samples.sort((a, b) => a - b)
+  return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) }
+}
+
+async function throughput(makeClient, call, { connections = 10, seconds = 3 } = {}) {
+  const clients = await Promise.all(Array.from({ length: connections }, makeClient))
+  for (const c of clients) for (let i = 0; i < 5; i++) await call(c)
+  let done = 0
+  const deadline = performance.now() + seconds * 1000
+  await Promise.all(
+    clients.map(async (c) => {
+      while (performance.now() < deadline) {
+        await call(c)
+        done++
+      }
+    }),
+  )
+  await Promise.all(clients.map((c) => c.close()))
+  return done / seconds
+}
+
+async function connect(url, key) {
+  const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: 'auto' } })
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  )
+  return client
+}
+
+const stateDir = await mkdtemp(join(tmpdir(), 'agentgate-bench-'))
+const stack = await startStack()
+const resolver = createKeyResolver({ stateDir })
+try {
+  const { key } = await createCredentialStore({ stateDir }).add('bench', 'full')
+  const upstream = createUpstreamClient({
+    baseUrl: stack.runtime.url,
+    username: stack.runtime.username,
+    password: stack.runtime.password,
+    directory: stack.runtime.directory,
+  })
+  const gateway = createGateway({
+    keys: resolver,
+    handleSecret: new Uint8Array(randomBytes(32)),
+    runtime: runtimeFromUpstream(upstream),
+    workspaceRoot: stack.runtime.directory,
+    logger: createLogger({ level: 'silent' }),
+  })
+  const server = await gateway.listen({ port: 0 })
+  const client = await connect(server.url, key)
+
+  // A session with a few turns, created through the gateway.
+  let sessionHandle
+  for (let i = 0; i < 3; i++) {
+    const marker = stack.model.script([{ text: `answer ${i} `.repeat(20) }])
+    const run = await client.callTool({
+      name: 'gateway.agent.run',
+      arguments: {
+        message: `turn ${i} ${marker}`,
+        waitMs: 15000,
+        ...(sessionHandle && { session: sessionHandle }),
+      },
+    })
+    sessionHandle = run.structuredContent.session
+    if (run.structuredContent.status !== 'completed')
+      throw new Error(`setup turn ended ${run.structuredContent.status}`)
+  }
+  const upstreamId = (await upstream.listSessions()).find((s) => s.metadata?.agentgate)?.id
+
+  const viaGateway = await latency(() =>
+    client.callTool({
+      name: 'gateway.session.get',
+      arguments: { session: sessionHandle, include: ['messages'] },
+    }),
+  )
+  const direct = await latency(() =>
+    Promise.all([
+      upstream.getSession(upstreamId),
+      upstream.sessionStatus(),
+      upstream.listMessages(upstreamId),
+    ]),
+  )
+  console.log(
+    `gateway: session.get(messages) over MCP p50 ${ms(viaGateway.p50)} p99 ${ms(viaGateway.p99)}; direct upstream reads p50 ${ms(direct.p50)} p99 ${ms(direct.p99)}; ratio p50 ${(viaGateway.p50 / direct.p50).toFixed(2)}x, p99 ${(viaGateway.p99 / direct.p99).toFixed(2)}x (goal < 1.5x at p50)`,
+  )
+  await client.close()
+
+  // Trivial tool: gateway.catalog.get vs a bare SDK v2 server with one trivial tool.
+  const validator = new AjvJsonSchemaValidator()
+  const bare = createMcpHandler(() => {
+    const s = new McpServer({ name: 'bare', version: '1' }, { jsonSchemaValidator: validator })
+    s.registerTool(
+      'noop',
+      { inputSchema: z.object({}), outputSchema: z.object({ ok: z.boolean() }) },
+      async () => ({
+        content: [{ type: 'text', text: 'ok' }],
+        structuredContent: { ok: true },
+      }),
+    )
+    return s
+  })
+  const bareServer = createServer(toNodeHandler(bare))
+  await new Promise((r) => bareServer.listen(0, '127.0.0.1', r))
+  const bareUrl = `http://127.0.0.1:${bareServer.address().port}`
+  const bareRps = await throughput(
+    () => connect(bareUrl, 'unused'),
+    (c) => c.callTool({ name: 'noop', arguments: {} }),
+  )
+  const gatewayRps = await throughput(
+    () => connect(server.url, key),
+    (c) => c.callTool({ name: 'gateway.catalog.get', arguments: {} }),
+  )
+  console.log(
+    `gateway: trivial tool ${gatewayRps.toFixed(0)} calls/s vs bare SDK v2 server ${bareRps.toFixed(0)} calls/s (10 connections, 3 s each): ratio ${(gatewayRps / bareRps).toFixed(2)}`,
+  )
+  bareServer.close()
+  await bare.close()
+  await gateway.close()
+  upstream.close()
+
+  const rss = process.memoryUsage().rss / 1024 / 1024
+  console.log(
+    `gateway: bench process RSS ${rss.toFixed(0)} MiB (gateway, clients and bare server in one process)`,
+  )
+} finally {
+  resolver.close()
+  await stack.stop()
+  await rm(stateDir, { recursive: true, force: true })
+}
