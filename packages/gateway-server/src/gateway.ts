@@ -38,6 +38,23 @@ export interface GatewayOptions {
   maxRequestBodyBytes?: number
 }
 
+/** `/health`: ok while the agent runtime answers; checked at most every 2 s, so probes cost nothing. */
+function runtimeHealth(
+  runtime: RuntimePort,
+  now: () => number,
+): () => Promise<{ ok: boolean; runtime: 'ok' | 'unavailable' }> {
+  let checkedAt = Number.NEGATIVE_INFINITY
+  let last: Promise<boolean> = Promise.resolve(false)
+  return async () => {
+    if (now() - checkedAt >= 2000) {
+      checkedAt = now()
+      last = runtime.healthy().catch(() => false)
+    }
+    const healthy = await last
+    return { ok: healthy, runtime: healthy ? 'ok' : 'unavailable' }
+  }
+}
+
 export interface Gateway extends GatewayApp {
   /** Starts serving on `node:http`; port 0 picks a free port. */
   listen(options?: { host?: string; port?: number }): Promise<RunningServer>
@@ -91,7 +108,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     allowedOrigins,
     mcp,
     logger,
-    health: () => ({ ok: true }),
+    health: runtimeHealth(options.runtime, options.now ?? Date.now),
     newRequestId: () => randomBytes(8).toString('hex'),
   })
   const servers = new Set<RunningServer>()

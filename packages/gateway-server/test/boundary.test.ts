@@ -42,10 +42,23 @@ afterAll(async () => {
 })
 
 describe('paths', () => {
-  it('answers GET /health with ok true', async () => {
+  it('answers GET /health with ok true while the runtime answers', async () => {
     const res = await gateway.fetch(new Request(`${BASE}/health`))
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ ok: true })
+    expect(await res.json()).toEqual({ ok: true, runtime: 'ok' })
+  })
+
+  it('answers /health with 503 and ok false when the runtime does not answer', async () => {
+    const down = createGateway({
+      keys: creds.resolver,
+      handleSecret: testSecret(),
+      runtime: { ...unreachableRuntime, healthy: async () => false },
+      workspaceRoot: creds.workspace,
+    })
+    const res = await down.fetch(new Request(`${BASE}/health`))
+    expect(res.status).toBe(503)
+    expect(await res.json()).toEqual({ ok: false, runtime: 'unavailable' })
+    await down.close()
   })
 
   it('refuses other methods on /health', async () => {

@@ -41,10 +41,11 @@ export async function makeCredentials(): Promise<Credentials> {
 
 export const testSecret = (): Uint8Array => new Uint8Array(randomBytes(32))
 
-/** A runtime that must never be reached (boundary tests). */
+/** A runtime that must never be reached (boundary tests); it only reports itself healthy. */
 export const unreachableRuntime: RuntimePort = new Proxy({} as RuntimePort, {
   get: (_, name) => {
     if (name === 'then') return undefined
+    if (name === 'healthy') return async () => true
     return () => {
       throw new Error(`runtime.${String(name)} must not be called in this test`)
     }

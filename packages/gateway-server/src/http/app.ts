@@ -14,7 +14,7 @@ export interface AppOptions {
   allowedOrigins: ReadonlySet<string>
   mcp: Pick<McpHttpHandler, 'fetch'>
   logger: Logger
-  health: () => Record<string, unknown> & { ok: boolean }
+  health: () => Promise<Record<string, unknown> & { ok: boolean }>
   newRequestId: () => string
 }
 
@@ -143,7 +143,7 @@ export function createApp(options: AppOptions): GatewayApp {
       if (pathname === '/health') {
         if (request.method !== 'GET' && request.method !== 'HEAD')
           return json(405, { error: 'method not allowed' }, { Allow: 'GET, HEAD' })
-        const health = options.health()
+        const health = await options.health()
         return json(health.ok ? 200 : 503, health)
       }
       if (metadata && (pathname === METADATA_PATH || pathname === `${METADATA_PATH}${MCP_PATH}`)) {
