@@ -17,6 +17,7 @@ const compose = parse(readFileSync(join(repo, 'compose.yaml'), 'utf8')) as {
   services: { agentgate: { volumes: string[]; environment: Record<string, string>; ports: string[] } }
 }
 const service = compose.services.agentgate
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the literal compose variable, not a template
 const STACK_VAR = '${AGENTGATE_STACK:-./stack}/'
 
 /** The final stage's instructions as [keyword, rest] pairs. */
