@@ -1,0 +1,64 @@
+import { copyFileSync, unlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createWorkspaceGuard } from '../src/index.ts'
+import { createSearchFixture, ENGINES, expectNothingDenied, NEEDLE } from './helpers/search-fixture.ts'
+import type { WorkspaceFixture } from './helpers/workspace-fixture.ts'
+
+let fx: WorkspaceFixture
+beforeAll(() => {
+  fx = createSearchFixture()
+})
+afterAll(() => fx.remove())
+
+describe.each(ENGINES)('search (%s engine)', (_engine, engineOptions) => {
+  describe('budgets', () => {
+    it('stops at the time budget and says truncated', async () => {
+      let clock = 0
+      const slow = createWorkspaceGuard({
+        root: fx.root,
+        ...engineOptions,
+        timeBudgetMs: 1000,
+        now: () => (clock += 400),
+      })
+      const result = await slow.search({ mode: 'text', query: 'e', limit: 100 })
+      expect(result.truncated).toBe(true)
+      expectNothingDenied(fx, result.matches)
+    })
+
+    it('stops at the file budget and says truncated', async () => {
+      const small = createWorkspaceGuard({ root: fx.root, ...engineOptions, fileBudget: 3 })
+      const result = await small.search({ mode: 'files', query: '*', limit: 100 })
+      expect(result.truncated).toBe(true)
+      expect(result.matches.length).toBeLessThanOrEqual(3)
+    })
+  })
+})
+
+describe('search engines', () => {
+  it('agree on every mode when nothing is truncated', async () => {
+    const viaRipgrep = createWorkspaceGuard({ root: fx.root })
+    const builtin = createWorkspaceGuard({ root: fx.root, ripgrepPath: false })
+    for (const options of [
+      { mode: 'text', query: NEEDLE, limit: 100 },
+      { mode: 'text', query: 'repeat line 1', limit: 100 },
+      { mode: 'files', query: 'a', limit: 100 },
+      { mode: 'files', query: '**/*', limit: 100 },
+      { mode: 'symbols', query: 'zebra', limit: 100 },
+    ] as const) {
+      const a = await viaRipgrep.search(options)
+      const b = await builtin.search(options)
+      expect(a.truncated).toBe(false)
+      expect(a).toEqual(b)
+    }
+  })
+
+  it('falls back to the built-in engine when the ripgrep binary disappears', async () => {
+    const copy = join(fx.base, 'rg-copy')
+    copyFileSync('/usr/bin/rg', copy)
+    const guard = createWorkspaceGuard({ root: fx.root, ripgrepPath: copy })
+    unlinkSync(copy)
+    const result = await guard.search({ mode: 'text', query: '--help' })
+    expect(result.matches.map((m) => m.path)).toEqual(['docs/cli.md'])
+  })
+})
