@@ -29,7 +29,11 @@ function readSmallFile(absolute: string, maxBytes: number): Buffer | undefined {
   } catch {
     return undefined
   } finally {
-    closeSync(fd)
+    try {
+      closeSync(fd)
+    } catch {
+      // EBADF/EIO on close cannot matter to a pre-selection; the descriptor is gone either way.
+    }
   }
 }
 
