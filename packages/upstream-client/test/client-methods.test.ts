@@ -339,3 +339,20 @@ describe('every method against the fake runtime', () => {
     })
   })
 })
+
+describe('credential hygiene', () => {
+  it('redacts a response body that echoes the Authorization header and the password', async () => {
+    const s = seed()
+    server.use(
+      http.get(fake.url('/session/:id'), ({ request }) =>
+        HttpResponse.json(
+          { error: `bad auth ${request.headers.get('authorization')} for ${fake.username}:${fake.password}` },
+          { status: 502 },
+        ),
+      ),
+    )
+    const error = await upstreamFailure(client().getSession(s.done.id), secrets)
+    expect(error.body).toContain('[REDACTED]')
+    expect(error.message).toBe('upstream session.get failed: HTTP 502')
+  })
+})

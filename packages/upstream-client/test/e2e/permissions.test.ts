@@ -70,7 +70,7 @@ describe('end to end: permissions through the client (real runtime, scripted mod
 
   it('reject with a message: the tool fails with that feedback and the model goes on', async () => {
     const { client, stack } = e2e
-    const { session, messageID, ask, marker, off } = await bashTurn(client, 'echo perm-feedback')
+    const { session, messageID, ask, marker, events, off } = await bashTurn(client, 'echo perm-feedback')
     expect(await client.replyPermission(ask.id, 'reject', 'use ls instead')).toBe(true)
     const messages = await turnEnded(client, session.id, messageID)
     const answer = turnMessages(messages, messageID)
@@ -80,6 +80,8 @@ describe('end to end: permissions through the client (real runtime, scripted mod
     expect(answer.at(-1)?.info).toMatchObject({ finish: 'stop' })
     expect(texts(answer).join(' ')).toContain('use ls instead')
     expect(stack.model.requestsFor(marker).filter((r) => r.kind === 'chat')).toHaveLength(2)
+    const replied = await eventSeen(client, session.id, events, (e) => e.type === 'permission.replied')
+    expect(replied.type === 'permission.replied' && replied.properties.reply).toBe('reject')
     off()
   })
 
