@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createWorkspaceGuard, GuardError } from '../src/index.ts'
+import { RIPGREP } from './helpers/search-fixture.ts'
 
 const base = mkdtempSync(join(tmpdir(), 'workspace-guard-options-'))
 const file = join(base, 'file.txt')
@@ -56,7 +57,7 @@ describe('createWorkspaceGuard: options are validated at creation', () => {
 
   it('accepts ripgrepPath false (built-in engine) and an explicit ripgrep', () => {
     expect(() => createWorkspaceGuard({ root: base, ripgrepPath: false })).not.toThrow()
-    expect(() => createWorkspaceGuard({ root: base, ripgrepPath: '/usr/bin/rg' })).not.toThrow()
+    expect(() => createWorkspaceGuard({ root: base, ripgrepPath: RIPGREP })).not.toThrow()
   })
 
   it('uses the built-in engine when no rg is on PATH', async () => {

@@ -1,8 +1,14 @@
-import { copyFileSync, unlinkSync } from 'node:fs'
+import { chmodSync, copyFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWorkspaceGuard } from '../src/index.ts'
-import { createSearchFixture, ENGINES, expectNothingDenied, NEEDLE } from './helpers/search-fixture.ts'
+import {
+  createSearchFixture,
+  ENGINES,
+  expectNothingDenied,
+  NEEDLE,
+  RIPGREP,
+} from './helpers/search-fixture.ts'
 import type { WorkspaceFixture } from './helpers/workspace-fixture.ts'
 
 let fx: WorkspaceFixture
@@ -55,10 +61,38 @@ describe('search engines', () => {
 
   it('falls back to the built-in engine when the ripgrep binary disappears', async () => {
     const copy = join(fx.base, 'rg-copy')
-    copyFileSync('/usr/bin/rg', copy)
+    copyFileSync(RIPGREP, copy)
     const guard = createWorkspaceGuard({ root: fx.root, ripgrepPath: copy })
     unlinkSync(copy)
     const result = await guard.search({ mode: 'text', query: '--help' })
     expect(result.matches.map((m) => m.path)).toEqual(['docs/cli.md'])
+  })
+})
+
+describe('ripgrep invocation', () => {
+  it('runs rg without a shell, with an empty environment, --no-config, no symlinks, and the query after -e', async () => {
+    const log = join(fx.base, 'rg-args.log')
+    const wrapper = join(fx.base, 'rg-wrapper')
+    // Records its arguments one per line, then its environment, then runs the real ripgrep.
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\nprintf 'ARG %s\\n' "$@" >> '${log}'\n/usr/bin/env | sed 's/^/ENV /' >> '${log}'\nexec '${RIPGREP}' "$@"\n`,
+    )
+    chmodSync(wrapper, 0o755)
+    const guard = createWorkspaceGuard({ root: fx.root, ripgrepPath: wrapper })
+    writeFileSync(log, '')
+    const result = await guard.search({ mode: 'text', query: '--files' })
+    expectNothingDenied(fx, result.matches)
+    const lines = readFileSync(log, 'utf8').trim().split('\n')
+    const args = lines.filter((line) => line.startsWith('ARG ')).map((line) => line.slice(4))
+    // PWD is set by /bin/sh itself; everything else would come from our environment.
+    expect(lines.filter((line) => line.startsWith('ENV ') && !line.startsWith('ENV PWD='))).toEqual([])
+    for (const flag of ['--no-config', '--no-follow', '--no-ignore', '--hidden', '--null', '--fixed-strings'])
+      expect(args).toContain(flag)
+    expect(args).not.toContain('--follow')
+    expect(args).not.toContain('-L')
+    const query = args.indexOf('-e')
+    expect(args.slice(query, query + 4)).toEqual(['-e', '--files', '--', '.'])
+    expect(args.at(-1)).toBe('.')
   })
 })

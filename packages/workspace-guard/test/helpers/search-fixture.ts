@@ -1,5 +1,5 @@
-import { linkSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, linkSync } from 'node:fs'
+import { delimiter, join } from 'node:path'
 import { expect } from 'vitest'
 import type { SearchMatch, WorkspaceGuard } from '../../src/index.ts'
 import { createWorkspaceFixture, type WorkspaceFixture } from './workspace-fixture.ts'
@@ -8,9 +8,21 @@ import { createWorkspaceFixture, type WorkspaceFixture } from './workspace-fixtu
 export const NEEDLE = 'zebraNeedle'
 const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\n'
 
+/**
+ * The ripgrep binary the tests drive. Required, not optional: without it the "ripgrep engine"
+ * tests would silently run the built-in engine twice. CI installs it (scripts/install-system-deps.sh).
+ */
+export const RIPGREP: string = (() => {
+  for (const directory of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(directory, 'rg')
+    if (directory !== '' && existsSync(candidate)) return candidate
+  }
+  throw new Error('the workspace-guard tests need ripgrep (`rg`) on PATH: run scripts/install-system-deps.sh')
+})()
+
 /** Both engines, as guard options. */
 export const ENGINES = [
-  ['ripgrep', {}],
+  ['ripgrep', { ripgrepPath: RIPGREP }],
   ['built-in', { ripgrepPath: false as const }],
 ] as const
 
