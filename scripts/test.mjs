@@ -4,6 +4,8 @@ import { spawnSync } from 'node:child_process'
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 
+// The suite uses Debian's ripgrep and Chromium; install them when missing (root + apt only).
+spawnSync('bash', ['scripts/install-system-deps.sh'], { stdio: 'inherit' })
 for (const name of readdirSync('packages'))
   rmSync(join('packages', name, '.vitest-report.json'), { force: true })
 const args = ['run', 'test', '--concurrency=1', ...process.argv.slice(2)]
