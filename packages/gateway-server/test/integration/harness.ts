@@ -143,6 +143,8 @@ export interface Harness {
   sessionId(who: Who, handle: string): Promise<string>
   /** Verifies an ownership record as the gateway does. */
   verifyOwner(sessionId: string, who: Who, record: unknown): Promise<boolean>
+  /** Adds a session straight to the fake with a valid ownership record of `who` (seeding). */
+  seedOwned(who: Who, input?: { title?: string; parentID?: string }): Promise<string>
   /** Fake requests (method + path) since `mark`. */
   requestsSince(mark: number): Array<{ method: string; path: string }>
   /** Every upstream id the fake ever minted (sessions, messages, asks). */
@@ -252,6 +254,12 @@ export function useHarness(options: { now?: () => number } = {}): Harness {
     h.open = (kind, who, handle) => codec.open(kind, h.identity[who], handle)
     h.sessionId = async (who, handle) => String((await h.open('session', who, handle)).s)
     h.verifyOwner = (sessionId, who, record) => signer.verify(sessionId, h.identity[who], record)
+    h.seedOwned = async (who, input = {}) => {
+      const session = h.fake.addSession(input)
+      const record = await signer.sign(session.id, h.identity[who])
+      h.fake.state.sessions.set(session.id, { ...session, metadata: { agentgate: record } })
+      return session.id
+    }
     h.requestsSince = (mark) => h.fake.requests.slice(mark).map(({ method, path }) => ({ method, path }))
     h.upstreamIds = () => {
       const ids = new Set<string>()
