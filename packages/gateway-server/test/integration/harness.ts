@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { createCredentialStore } from '@agentgate/credentials'
 import { createHandleCodec, createOwnershipSigner, type HandleKind } from '@agentgate/handles'
 import { createUpstreamClient, type UpstreamClient } from '@agentgate/upstream-client'
@@ -404,4 +406,19 @@ export function tamper(handle: string): string {
   const i = Math.floor(handle.length / 2)
   const c = handle[i] === 'A' ? 'B' : 'A'
   return handle.slice(0, i) + c + handle.slice(i + 1)
+}
+
+/** A small workspace: source files, a secret `.env`, a large file and a binary file. */
+export async function writeWorkspace(root: string): Promise<void> {
+  await mkdir(join(root, 'src', 'lib'), { recursive: true })
+  await writeFile(join(root, 'README.md'), '# Demo\n\nThe needle is in src/app.ts.\n')
+  await writeFile(
+    join(root, 'src', 'app.ts'),
+    'export function computeTotal(items: number[]): number {\n  return items.reduce((a, b) => a + b, 0) // needle\n}\n',
+  )
+  await writeFile(join(root, 'src', 'lib', 'util.ts'), 'export const needleCount = 3\n')
+  await writeFile(join(root, '.env'), 'API_TOKEN=needle-secret-value\n')
+  await writeFile(join(root, '.env.example'), 'API_TOKEN=\n')
+  await writeFile(join(root, 'big.txt'), 'a'.repeat(256 * 1024 + 1))
+  await writeFile(join(root, 'image.bin'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe, 0x00]))
 }
