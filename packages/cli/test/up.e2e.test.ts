@@ -163,6 +163,30 @@ describe('agentgate up (built CLI, real runtimes)', () => {
     await expect(fetch(`http://127.0.0.1:${gatewayPort}/health`)).rejects.toThrow()
   }, 120_000)
 
+  it('SIGKILL of up itself leaves no runtime behind (orphan watchdog)', async () => {
+    const dir = await freshStack()
+    expect((await runCli(['init', '--dir', dir])).code).toBe(0)
+    const [gatewayPort, nativePort, moderatorPort] = [await freePort(), await freePort(), await freePort()]
+    editConfig(dir, (c) => {
+      c.gateway.port = gatewayPort
+      c.native.port = nativePort
+      c.moderator.port = moderatorPort
+    })
+    const cli = startCli(['up', '--dir', dir])
+    stops.push(() => {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
+    })
+    await readyOf(cli)
+    const pids = childPids(cli)
+    expect(Object.keys(pids).sort()).toEqual(['assistant', 'moderator'])
+    cli.child.kill('SIGKILL')
+    await cli.exited
+    await waitFor(() => Object.values(pids).every((pid) => !alive(pid)) || undefined, {
+      timeoutMs: 10_000,
+      description: 'runtimes killed by the watchdog',
+    })
+  }, 120_000)
+
   it('refuses to start when a configured port is taken (exit 7), starting nothing', async () => {
     const dir = await freshStack()
     expect((await runCli(['init', '--dir', dir])).code).toBe(0)

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { armOrphanWatchdog } from './orphan-watchdog.ts'
 
 export interface ExitInfo {
   readonly code: number | null
@@ -77,10 +78,13 @@ export function spawnChild(options: SpawnChildOptions): Child {
   if (pid > 0) {
     installExitHook()
     live.add(pid)
+    // Covers the deaths no exit hook sees (SIGKILL of the supervisor).
+    const watchdog = armOrphanWatchdog(pid)
     void exit.then(() => {
       // The group may outlive its leader for a moment: make sure nothing of it stays behind.
       signalGroup(pid, 'SIGKILL')
       live.delete(pid)
+      watchdog.disarm()
     })
   }
   const lines: string[] = []
