@@ -3,6 +3,8 @@
 set -euo pipefail
 need=()
 command -v rg >/dev/null 2>&1 || need+=(ripgrep)
+# A real browser for the CORS contract of /mcp (packages/peer-tests); Debian's build, never a download.
+[ -x /usr/bin/chromium ] || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq >/dev/null
