@@ -120,7 +120,11 @@ export function createApp(options: AppOptions): GatewayApp {
           httpMethod: request.method,
           rpcMethod: audit.rpcMethod,
           tool: audit.tool,
-          outcome: audit.toolOutcome ?? (response.status < 400 ? 'ok' : 'error'),
+          // A tools/call the SDK answered before our tool ran (unknown or hidden tool, input
+          // that fails the schema) is 'rejected'; otherwise the tool's own outcome or the status.
+          outcome:
+            audit.toolOutcome ??
+            (response.status >= 400 ? 'error' : audit.rpcMethod === 'tools/call' ? 'rejected' : 'ok'),
           errorCode: audit.errorCode,
           status: response.status,
           durationMs: Math.round(performance.now() - started),
