@@ -342,6 +342,8 @@ function wrap(who: Who, client: Client): McpSession {
       const out = await call(name, args)
       if (out.kind !== 'result' || out.isError || !out.structured)
         throw new Error(`${name} failed: ${JSON.stringify(out)}`)
+      // Every success also carries a text rendering for text-only clients.
+      if (out.text.trim() === '') throw new Error(`${name} returned no text content`)
       return out.structured
     },
     async errorCode(name, args) {
@@ -399,6 +401,13 @@ export function expectNoLeaks(h: Harness): void {
     expect(text).not.toContain(BASIC_TOKEN)
     for (const id of ids) expect(text).not.toContain(id)
   }
+  // Logs never carry bearer keys, handles or message text either.
+  for (const key of Object.values(h.creds.keys)) expect(logged).not.toContain(key)
+  const handles = new Set(sent.match(/v1\.[A-Za-z0-9_-]{40,}/g) ?? [])
+  expect(handles.size).toBeGreaterThan(0)
+  for (const handle of handles) expect(logged).not.toContain(handle)
+  for (const marker of [...Object.values(MARK), BLOCKED_WORD, THROW_WORD])
+    expect(logged).not.toContain(marker)
 }
 
 /** Flips one character in the middle of a handle (still handle-shaped). */
