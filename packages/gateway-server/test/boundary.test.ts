@@ -119,6 +119,22 @@ describe('bearer authentication', () => {
     expect(res.status).toBe(200)
   })
 
+  it('advertises tools, resources and prompts whose lists never change', async () => {
+    const res = await gateway.fetch(rpc(`${BASE}/mcp`, init, { authorization: `Bearer ${creds.keys.read}` }))
+    const text = await res.text()
+    const data = text.startsWith('{')
+      ? text
+      : (text
+          .split('\n')
+          .find((l) => l.startsWith('data: '))
+          ?.slice(6) ?? '{}')
+    const capabilities = (
+      JSON.parse(data) as { result: { capabilities: Record<string, { listChanged?: boolean }> } }
+    ).result.capabilities
+    for (const kind of ['tools', 'resources', 'prompts'])
+      expect(capabilities[kind]).toEqual({ listChanged: false })
+  })
+
   it('accepts the scheme in any case', async () => {
     const res = await gateway.fetch(rpc(`${BASE}/mcp`, init, { authorization: `bearer ${creds.keys.chat}` }))
     expect(res.status).toBe(200)

@@ -47,7 +47,16 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
     const { principal, audit } = scope
     const server = new McpServer(
       { name: 'agentgate', version: options.version },
-      { jsonSchemaValidator: validator, instructions: INSTRUCTIONS },
+      {
+        jsonSchemaValidator: validator,
+        instructions: INSTRUCTIONS,
+        // A credential's catalog is fixed by its policy: the lists never change during a session.
+        capabilities: {
+          tools: { listChanged: false },
+          resources: { listChanged: false },
+          prompts: { listChanged: false },
+        },
+      },
     )
     const owned = ownedSessions(principal, options.codec, options.signer, options.runtime)
     const base = {
