@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { expectNoLeaks, POLICIES, type PolicyName, useHarness, type Who } from './harness.js'
+import { createGateway } from '../../src/index.js'
+import { captureLogger, makeCredentials, rpc, testSecret, unreachableRuntime } from '../helpers.js'
+import { expectNoLeaks, POLICIES, type PolicyName, useHarness, WHO, type Who } from './harness.js'
 import {
   CatalogShape,
   expectShape,
@@ -14,7 +16,6 @@ import {
 
 const h = useHarness()
 
-const WHO: Record<PolicyName, Who> = { chat: 'chat', read: 'read', full: 'full' }
 const USERNAME: Record<PolicyName, string> = { chat: 'discord', read: 'reader', full: 'owner' }
 
 const READ_ONLY_TOOLS = new Set([
@@ -215,6 +216,41 @@ describe('prompts', () => {
     await expect(
       h.clients.full.client.getPrompt({ name: 'gateway.admin', arguments: { task: 'x' } }),
     ).rejects.toMatchObject({ code: -32602 })
+  })
+})
+
+describe('a freshly started gateway', () => {
+  it('serves concurrent first requests instead of answering 503 while the key store loads', async () => {
+    const creds = await makeCredentials()
+    const gateway = createGateway({
+      keys: creds.resolver,
+      handleSecret: testSecret(),
+      runtime: unreachableRuntime,
+      workspaceRoot: creds.workspace,
+      logger: captureLogger().logger,
+    })
+    try {
+      const init = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }
+      const keys = [creds.keys.full, creds.keys.read, creds.keys.chat, creds.keys.full]
+      const statuses = await Promise.all(
+        keys.map(async (key) => {
+          const res = await gateway.fetch(
+            rpc('http://gateway.test/mcp', init, { authorization: `Bearer ${key}` }),
+          )
+          await res.body?.cancel()
+          return res.status
+        }),
+      )
+      expect(statuses).toEqual([200, 200, 200, 200])
+    } finally {
+      await gateway.close()
+      await creds.cleanup()
+    }
   })
 })
 

@@ -23,14 +23,10 @@ import { type Credentials, captureLogger, makeCredentials, testSecret } from '..
 // transport's `fetch` option, so its traffic never reaches msw (which patches global fetch).
 
 export type Who = 'full' | 'read' | 'chat' | 'chat2'
-export const POLICY_OF: Record<Who, 'full' | 'read' | 'chat'> = {
-  full: 'full',
-  read: 'read',
-  chat: 'chat',
-  chat2: 'chat',
-}
 export const POLICIES = ['chat', 'read', 'full'] as const
 export type PolicyName = (typeof POLICIES)[number]
+/** The credential used for each policy (chat2 is the second chat credential). */
+export const WHO: Record<PolicyName, Who> = { chat: 'chat', read: 'read', full: 'full' }
 export const AGENT_OF: Record<PolicyName, string> = {
   chat: 'remote',
   read: 'remote-read',
@@ -279,7 +275,7 @@ export function useHarness(options: { now?: () => number } = {}): Harness {
       return [...ids].filter((id) => /^(ses|msg|per|que)_/.test(id))
     }
     // One after the other: the key resolver's first (cold) load is not shared with concurrent
-    // callers (see the report), so parallel first requests would get 503.
+    // callers, so parallel first requests get 503 (catalog.test.ts, 'a freshly started gateway').
     const full = await h.connect('full')
     const read = await h.connect('read')
     const chat = await h.connect('chat')

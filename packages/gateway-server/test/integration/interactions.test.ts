@@ -5,11 +5,11 @@ import {
   expectNoLeaks,
   MARK,
   POLICIES,
-  type PolicyName,
   THROW_WORD,
   tamper,
   UNAVAILABLE_WORD,
   useHarness,
+  WHO,
   type Who,
 } from './harness.js'
 import { expectShape, InteractionRespondShape, JobStatusShape } from './shapes.js'
@@ -18,7 +18,6 @@ import { expectShape, InteractionRespondShape, JobStatusShape } from './shapes.j
 // whose interaction it is, and that answers and notes are screened before the runtime sees them.
 
 const h = useHarness()
-const WHO: Record<PolicyName, Who> = { chat: 'chat', read: 'read', full: 'full' }
 
 interface Asked {
   status: ReturnType<typeof JobStatusShape.parse>

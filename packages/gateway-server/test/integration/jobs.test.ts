@@ -9,11 +9,11 @@ import {
   FAIL_MESSAGE,
   MARK,
   POLICIES,
-  type PolicyName,
   pollUntil,
   THROW_WORD,
   UNAVAILABLE_WORD,
   useHarness,
+  WHO,
   type Who,
 } from './harness.js'
 import {
@@ -28,7 +28,6 @@ import {
 // runtime: the states a job goes through, the session it creates, the agent it asks for.
 
 const h = useHarness()
-const WHO: Record<PolicyName, Who> = { chat: 'chat', read: 'read', full: 'full' }
 
 async function run(who: Who, args: Record<string, unknown>): Promise<JobStatusShape> {
   return expectShape(JobStatusShape, await h.clients[who].ok('gateway.agent.run', args))
@@ -78,6 +77,10 @@ describe('gateway.agent.run: new sessions', () => {
       const record = h.fake.state.sessions.get(sid)?.metadata?.agentgate
       expect(record).toBeDefined()
       expect(await h.verifyOwner(sid, who, record)).toBe(true)
+      // The record proves ownership without naming the owner.
+      const metadata = JSON.stringify(h.fake.state.sessions.get(sid)?.metadata)
+      expect(metadata).not.toContain(h.identity[who])
+      expect(metadata).not.toMatch(/owner|reader|discord|slack/)
       const other: Who = who === 'chat' ? 'chat2' : 'chat'
       expect(await h.verifyOwner(sid, other, record)).toBe(false)
       const someOtherSession = [...h.fake.state.sessions.keys()].find((id) => id !== sid) ?? 'ses_x'

@@ -6,10 +6,10 @@ import {
   expectNoLeaks,
   MARK,
   POLICIES,
-  type PolicyName,
   type ReadOutcome,
   tamper,
   useHarness,
+  WHO,
   type Who,
   writeWorkspace,
 } from './harness.js'
@@ -19,7 +19,6 @@ import { expectShape, JobStatusShape, MessageViewShape } from './shapes.js'
 // ownership, expiry and path checks: nothing is remembered between reads.
 
 const h = useHarness()
-const WHO: Record<PolicyName, Who> = { chat: 'chat', read: 'read', full: 'full' }
 const DAY = 24 * 60 * 60 * 1000
 
 interface Fixture {

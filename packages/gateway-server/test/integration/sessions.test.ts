@@ -6,9 +6,9 @@ import {
   expectNoLeaks,
   MARK,
   POLICIES,
-  type PolicyName,
   tamper,
   useHarness,
+  WHO,
   type Who,
 } from './harness.js'
 import {
@@ -23,7 +23,6 @@ import {
 // gateway.session.get (all policies), gateway.session.fork and gateway.session.delete (full).
 
 const h = useHarness()
-const WHO: Record<PolicyName, Who> = { chat: 'chat', read: 'read', full: 'full' }
 
 async function run(who: Who, args: Record<string, unknown>) {
   return expectShape(JobStatusShape, await h.clients[who].ok('gateway.agent.run', args))
