@@ -42,6 +42,13 @@ describe('resolve', () => {
     })
   })
 
+  it('answers concurrent first calls of a fresh resolver, all from the first read', async () => {
+    const { store, resolver } = await setup()
+    const alice = await store.add('alice', 'full')
+    const results = await Promise.all(Array.from({ length: 8 }, () => resolver.resolve(alice.key)))
+    for (const result of results) expect(result).toMatchObject({ ok: true, principal: { username: 'alice' } })
+  })
+
   it.each([
     ['a missing', () => undefined, 'ERR_CREDENTIALS_MISSING'],
     ['an empty', () => '', 'ERR_CREDENTIALS_MISSING'],

@@ -149,6 +149,9 @@ export function createKeyResolver(options: KeyResolverOptions): KeyResolver {
         inflight = undefined
       })
       await inflight
+    } else if (snapshot === undefined && inflight) {
+      // A concurrent first caller started the first read: wait for it rather than fail.
+      await inflight
     }
     if (snapshot === undefined) {
       // Never read successfully: fail closed with the reason instead of treating every key as unknown.
