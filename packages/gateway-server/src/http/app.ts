@@ -111,6 +111,7 @@ export function createApp(options: AppOptions): GatewayApp {
       response = await mcp.fetch(request, {
         authInfo: { token: 'redacted', clientId: auth.principal.username, scopes: [], extra: { scope } },
       })
+      const rejected = audit.rpcMethod === 'tools/call' && audit.toolOutcome === undefined
       logger.info(
         {
           event: 'audit',
@@ -120,12 +121,10 @@ export function createApp(options: AppOptions): GatewayApp {
           httpMethod: request.method,
           rpcMethod: audit.rpcMethod,
           tool: audit.tool,
-          // A tools/call the SDK answered before our tool ran (unknown or hidden tool, input
-          // that fails the schema) is 'rejected'; otherwise the tool's own outcome or the status.
-          outcome:
-            audit.toolOutcome ??
-            (response.status >= 400 ? 'error' : audit.rpcMethod === 'tools/call' ? 'rejected' : 'ok'),
-          errorCode: audit.errorCode,
+          // A tools/call the SDK refused before any tool of ours ran can only be an unknown (or
+          // hidden) tool; otherwise the tool's own outcome, or the HTTP status.
+          outcome: audit.toolOutcome ?? (response.status >= 400 || rejected ? 'error' : 'ok'),
+          errorCode: audit.errorCode ?? (rejected ? 'unknown_tool' : undefined),
           status: response.status,
           durationMs: Math.round(performance.now() - started),
         },

@@ -86,6 +86,18 @@ describe('deriveJobState', () => {
     })
   })
 
+  it('is running when the session is still idle moments after the prompt', () => {
+    expect(
+      deriveJobState({
+        messages: [user('m1', 1)],
+        messageId: 'm1',
+        session: 'idle',
+        pendingAsks: 0,
+        justPrompted: true,
+      }).state,
+    ).toBe('running')
+  })
+
   it('is cancelled when an aborted run left no answer at all', () => {
     expect(
       deriveJobState({ messages: [user('m1', 1)], messageId: 'm1', session: 'idle', pendingAsks: 0 }).state,

@@ -61,6 +61,8 @@ export interface DeriveInput {
    * message of a just-started run means "starting", not "gone".
    */
   justStarted?: boolean
+  /** The prompt was sent moments ago (a few seconds): an idle session may not read busy yet. */
+  justPrompted?: boolean
 }
 
 /**
@@ -91,6 +93,11 @@ export function deriveJobState(input: DeriveInput): DerivedJobState {
     const raw = last.info.error.data?.message
     const message = typeof raw === 'string' && raw !== '' ? truncate(raw, 500) : name
     return { state: 'failed', error: { name, message }, text, usage }
+  }
+  if (isActiveRun && last === undefined && input.justPrompted) {
+    // prompt_async answers before the runtime marks the session busy: idle with no answer yet,
+    // moments after the prompt, is a run that is starting.
+    return { state: 'running' }
   }
   if (isActiveRun && last === undefined) {
     // Idle with no answer at all: the run was aborted before the model produced anything

@@ -15,6 +15,12 @@ export interface JobContext {
 
 /** How long a run counts as just started when its user message is not stored yet. */
 export const START_GRACE_MS = 60_000
+/**
+ * How long after the prompt an idle session with no answer still counts as starting. Longer
+ * than the runtime ever takes to mark a prompted session busy (milliseconds, seconds under heavy
+ * load); a run aborted before any answer reads as `running` for at most this long.
+ */
+export const PROMPT_GRACE_MS = 10_000
 
 /** Which run a job is: the user message the gateway chose, and when it started. */
 export interface JobKey {
@@ -47,6 +53,7 @@ export async function jobStatus(
     session: status,
     pendingAsks: permissions.length + questions.length,
     justStarted: now - startedAt < START_GRACE_MS,
+    justPrompted: now - startedAt < PROMPT_GRACE_MS,
   })
   if (derived.state === 'missing') throw new GatewayError('not_found', 'Not found.')
   const [sessionHandle, jobHandle] = await Promise.all([

@@ -1,6 +1,7 @@
-import type { McpServer } from '@modelcontextprotocol/server'
+import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server'
 import type { z } from 'zod'
 import { errorResult, toGatewayError } from '../error-mapping.js'
+import { GatewayError } from '../errors.js'
 import type { AuditRecord, Logger } from '../logger.js'
 
 /** MCP tool annotations: hints for clients; the gateway itself enforces policy. */
@@ -27,6 +28,31 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
  * Registers one gateway tool: structured output plus a text rendering, errors as `isError`
  * results with a stable code, and the audit fields of this exchange filled in.
  */
+/**
+ * The tool's JSON schema as clients see it, with a validation step that lets every value
+ * through: the SDK would otherwise answer invalid input with its own untyped text before our
+ * wrapper runs. The wrapper validates with the real schema and answers `invalid_input`.
+ */
+function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
+  const standard = (schema as unknown as StandardSchemaWithJSON)['~standard']
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'agentgate',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: standard.jsonSchema,
+    },
+  } as StandardSchemaWithJSON
+}
+
+/** One line per zod issue: the field path and zod's message (which never quotes the value). */
+function describeIssues(error: z.ZodError): string {
+  const lines = error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : 'input'}: ${i.message}`)
+  return `Invalid arguments: ${lines.join('; ')}${error.issues.length > 5 ? '; …' : ''}`
+}
+
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   server: McpServer,
   audit: AuditRecord,
@@ -38,7 +64,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     {
       title: def.title,
       description: def.description,
-      inputSchema: def.input,
+      inputSchema: advertiseOnly(def.input),
       outputSchema: def.output,
       annotations: { title: def.title, ...def.hints },
     },
@@ -46,7 +72,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     (async (args: any, ctx: { mcpReq: { signal: AbortSignal } }) => {
       audit.tool = def.name
       try {
-        const output = await def.run(args as z.output<I>, ctx.mcpReq.signal)
+        const parsed = def.input.safeParse(args ?? {})
+        if (!parsed.success) throw new GatewayError('invalid_input', describeIssues(parsed.error))
+        const output = await def.run(parsed.data as z.output<I>, ctx.mcpReq.signal)
         audit.toolOutcome = 'ok'
         const text = def.render ? def.render(output) : JSON.stringify(output)
         return { content: [{ type: 'text', text }], structuredContent: output as Record<string, unknown> }

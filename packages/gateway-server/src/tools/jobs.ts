@@ -4,6 +4,7 @@ import { deriveJobState } from '../jobs/derive-job-state.js'
 import {
   type JobContext,
   jobStatus,
+  PROMPT_GRACE_MS,
   readTurnState,
   renderJobStatus,
   START_GRACE_MS,
@@ -144,8 +145,15 @@ export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCan
           runtime.messages(session.id),
           runtime.statusOf(session.id),
         ])
-        const justStarted = (ctx.now ?? Date.now)() - startedAt < START_GRACE_MS
-        const state = deriveJobState({ messages, messageId, session: status, pendingAsks: 0, justStarted })
+        const age = (ctx.now ?? Date.now)() - startedAt
+        const state = deriveJobState({
+          messages,
+          messageId,
+          session: status,
+          pendingAsks: 0,
+          justStarted: age < START_GRACE_MS,
+          justPrompted: age < PROMPT_GRACE_MS,
+        })
         if (state.state === 'missing') throw new GatewayError('not_found', 'Not found.')
         if (state.state !== 'running' && state.state !== 'input_required') {
           throw new GatewayError('not_pending', 'That job is not running, so there is nothing to cancel.')

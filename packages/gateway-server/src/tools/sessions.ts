@@ -134,7 +134,13 @@ export function sessionForkTool(
       // The fork carries a copy of the parent's record, which is bound to the parent's id and so
       // fails verification: write a fresh record for the new session.
       const metadata = await ctx.owned.ownershipMetadata(fork.id)
-      await ctx.runtime.setSessionMetadata(fork.id, metadata)
+      try {
+        await ctx.runtime.setSessionMetadata(fork.id, metadata)
+      } catch (error) {
+        // Never leave behind a fork nobody owns (it would still carry the parent's copied record).
+        await ctx.runtime.deleteSession(fork.id).catch(() => undefined)
+        throw error
+      }
       return { session: await sessionSummary(ctx.owned, { ...fork, metadata }, 'idle' as RuntimeStatus) }
     },
     render: (out) => `forked: ${out.session.title}: ${out.session.session}`,

@@ -3,12 +3,12 @@ import { type CallOutcome, expectNoLeaks, MARK, useHarness, type Who } from './h
 
 // Invalid tool input at the bounds of the spec's Limits table and DESIGN.md's tool surface.
 //
-// What the SDK does (observed, @modelcontextprotocol/server 2.4.0): input that fails a tool's
-// zod schema is NOT a JSON-RPC error; McpServer answers a tool result with `isError: true`, no
-// structuredContent and the text "Input validation error: Invalid arguments for tool <name>:
-// <issues>". The gateway's own tool code never runs and the runtime sees nothing. The tests below
-// pin that this answer is the same for every tool and every policy, and that the values just
-// inside each bound are accepted.
+// Left to itself the SDK (@modelcontextprotocol/server 2.4.0) answers input that fails a tool's
+// schema with its own untyped text ("Input validation error: …"). The gateway advertises the
+// strict schema but validates inside its tool wrapper, so every such input gets the DESIGN body
+// `{ error: { code: 'invalid_input', message } }` with `isError: true`, before any tool code
+// runs: the runtime sees nothing and nothing is screened. The tests below pin that this answer is
+// the same for every tool and every policy, and that the values just inside each bound pass.
 
 const h = useHarness()
 
@@ -108,7 +108,7 @@ const fullOutcomes = new Map<string, CallOutcome>()
 
 describe('schema-invalid input', () => {
   it.each(byPolicy)(
-    '%s: %s with %s → the SDK’s isError input-validation result; runtime untouched',
+    '%s: %s with %s → an invalid_input error result; runtime untouched',
     async (who, tool, what, args) => {
       const mark = h.fake.requests.length
       const seen = h.screened.length
@@ -118,7 +118,8 @@ describe('schema-invalid input', () => {
       if (out.kind !== 'result') return
       expect(out.isError).toBe(true)
       expect(out.structured).toBeUndefined()
-      expect(out.text.startsWith(`Input validation error: Invalid arguments for tool ${tool}: `)).toBe(true)
+      expect(out.error?.code).toBe('invalid_input')
+      expect(out.error?.message).toMatch(/^Invalid arguments: /)
       expect(out.text).not.toContain(x(200))
       expect(h.requestsSince(mark)).toEqual([])
       expect(h.screened.length).toBe(seen)
