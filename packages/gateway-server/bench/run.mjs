@@ -20,16 +20,27 @@ import { createGateway, createLogger, runtimeFromUpstream } from '../dist/index.
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 const ms = (v) => `${v.toFixed(2)} ms`
 
-async function latency(fn, { warmup = 20, runs = 200 } = {}) {
-  for (let i = 0; i < warmup; i++) await fn()
-  const samples = []
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now()
-    await fn()
-    samples.push(performance.now() - t)
+/** Latency of two operations measured interleaved (a, b, a, b, …), so both see the same runtime load. */
+async function latencyPair(a, b, { warmup = 20, runs = 300 } = {}) {
+  for (let i = 0; i < warmup; i++) {
+    await a()
+    await b()
   }
-  samples.sort((a, b) => a - b)
-  return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) }
+  const sa = []
+  const sb = []
+  for (let i = 0; i < runs; i++) {
+    let t = performance.now()
+    await a()
+    sa.push(performance.now() - t)
+    t = performance.now()
+    await b()
+    sb.push(performance.now() - t)
+  }
+  const stats = (xs) => {
+    xs.sort((x, y) => x - y)
+    return { p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) }
+  }
+  return [stats(sa), stats(sb)]
 }
 
 async function throughput(makeClient, call, { connections = 10, seconds = 3 } = {}) {
@@ -98,18 +109,18 @@ try {
   }
   const upstreamId = (await upstream.listSessions()).find((s) => s.metadata?.agentgate)?.id
 
-  const viaGateway = await latency(() =>
-    client.callTool({
-      name: 'gateway.session.get',
-      arguments: { session: sessionHandle, include: ['messages'] },
-    }),
-  )
-  const direct = await latency(() =>
-    Promise.all([
-      upstream.getSession(upstreamId),
-      upstream.sessionStatus(),
-      upstream.listMessages(upstreamId),
-    ]),
+  const [viaGateway, direct] = await latencyPair(
+    () =>
+      client.callTool({
+        name: 'gateway.session.get',
+        arguments: { session: sessionHandle, include: ['messages'] },
+      }),
+    () =>
+      Promise.all([
+        upstream.getSession(upstreamId),
+        upstream.sessionStatus(),
+        upstream.listMessages(upstreamId),
+      ]),
   )
   console.log(
     `gateway: session.get(messages) over MCP p50 ${ms(viaGateway.p50)} p99 ${ms(viaGateway.p99)}; direct upstream reads p50 ${ms(direct.p50)} p99 ${ms(direct.p99)}; ratio p50 ${(viaGateway.p50 / direct.p50).toFixed(2)}x, p99 ${(viaGateway.p99 / direct.p99).toFixed(2)}x (goal < 1.5x at p50)`,
