@@ -7,6 +7,7 @@ describe('package entry', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
         'AGENT_PROFILES',
+        'AGENT_PROFILE_CONFIGS',
         'CAPABILITIES',
         'CAPABILITY_TABLE',
         'POLICIES',

@@ -1,5 +1,11 @@
 /** Agent profile of each policy: `remote`, `remote-read`, `remote-full`. */
 export { AGENT_PROFILES, type AgentProfile, agentProfile } from './agent-profile.ts'
+/** The runtime configuration of each agent profile (the one definition stack and tests use). */
+export {
+  AGENT_PROFILE_CONFIGS,
+  type AgentProfileConfig,
+  type PermissionMap,
+} from './agent-profile-config.ts'
 /** The spec's capability table as data, and lookups on it. */
 export {
   CAPABILITIES,

@@ -1,3 +1,5 @@
+import { AGENT_PROFILE_CONFIGS } from '@agentgate/policy'
+
 /** A JSON object (opencode config fragment). */
 export type JsonObject = { [key: string]: unknown }
 
@@ -7,39 +9,18 @@ export const FAKE_PROVIDER_ID = 'fake'
 export const FAKE_MODEL_ID = 'fake-1'
 
 /**
- * The gateway's agent profiles plus the `guarded` test agent, as opencode `agent` config.
- * Permission keys are evaluated in order with the last match winning, so the wildcard comes first.
- * Custom agents default to `question: deny`, hence the explicit allow everywhere.
+ * The gateway's agent profiles exactly as the stack installs them (`@agentgate/policy`), plus
+ * the `guarded` test agent. Permission keys are evaluated in order with the last match winning,
+ * so the wildcard comes first. Custom agents default to `question: deny`, hence the explicit allow.
  */
 export const AGENT_PROFILES = {
-  remote: {
-    mode: 'primary',
-    description: 'Gateway chat profile: every tool denied except question',
-    permission: { '*': 'deny', question: 'allow' },
-  },
-  'remote-read': {
-    mode: 'primary',
-    description: 'Gateway read-only profile: wildcard deny plus read-only tools',
-    permission: {
-      '*': 'deny',
-      read: 'allow',
-      grep: 'allow',
-      glob: 'allow',
-      list: 'allow',
-      question: 'allow',
-    },
-  },
-  'remote-full': {
-    mode: 'primary',
-    description: 'Gateway full profile: bash and edits ask, others default',
-    permission: { question: 'allow', bash: 'ask', edit: 'ask' },
-  },
+  ...AGENT_PROFILE_CONFIGS,
   guarded: {
     mode: 'primary',
     description: 'Test agent: bash and edits ask for permission',
     permission: { bash: 'ask', edit: 'ask', question: 'allow' },
   },
-} as const satisfies Record<string, JsonObject>
+} as const satisfies Record<string, { mode: string; description: string; permission: object }>
 
 /** Agent names defined by the generated config. */
 export type AgentProfileName = keyof typeof AGENT_PROFILES

@@ -6,36 +6,16 @@
 /** The opencode release the stack pins (same as the `opencode-ai` dependency). */
 export const RUNTIME_VERSION = '1.18.33'
 
+import { AGENT_PROFILE_CONFIGS } from '@agentgate/policy'
+
 const SCHEMA = 'https://opencode.ai/config.json'
 
 /**
- * Permission maps of the gateway's agent profiles. Rules are evaluated in order, last match
- * wins, so the wildcard comes first. Custom agents default to `question: deny`: every profile
- * that may ask the client a question allows it explicitly.
+ * The agent profiles the managed directory defines: the gateway's three (one definition, in
+ * `@agentgate/policy`, shared with the end-to-end tests) and the scheduler's.
  */
 export const AGENT_PROFILES = {
-  remote: {
-    mode: 'primary',
-    description: 'Gateway chat profile: every tool denied (also tools installed later) except question',
-    permission: { '*': 'deny', question: 'allow' },
-  },
-  'remote-read': {
-    mode: 'primary',
-    description: 'Gateway read profile: wildcard denial plus the read-only tools',
-    permission: {
-      '*': 'deny',
-      read: 'allow',
-      grep: 'allow',
-      glob: 'allow',
-      list: 'allow',
-      question: 'allow',
-    },
-  },
-  'remote-full': {
-    mode: 'primary',
-    description: 'Gateway full profile: shell and edits ask the client, nothing outside the workspace',
-    permission: { question: 'allow', bash: 'ask', edit: 'ask', external_directory: 'deny' },
-  },
+  ...AGENT_PROFILE_CONFIGS,
   scheduled: {
     mode: 'primary',
     description: 'Scheduled tasks: unattended, so nothing may ask; read-only tools only',

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest'
+import { AGENT_PROFILES } from './agent-profile.ts'
+import { AGENT_PROFILE_CONFIGS } from './agent-profile-config.ts'
+
+describe('AGENT_PROFILE_CONFIGS', () => {
+  it('defines exactly the profiles the policies select', () => {
+    expect(Object.keys(AGENT_PROFILE_CONFIGS).sort()).toEqual(
+      [...new Set(Object.values(AGENT_PROFILES))].sort(),
+    )
+  })
+
+  it.each(['remote', 'remote-read'] as const)(
+    '%s starts with a wildcard denial, so a new tool is denied',
+    (name) => {
+      const keys = Object.keys(AGENT_PROFILE_CONFIGS[name].permission)
+      expect(keys[0]).toBe('*')
+      expect(AGENT_PROFILE_CONFIGS[name].permission['*']).toBe('deny')
+    },
+  )
+
+  it('the chat profile allows nothing but the question tool', () => {
+    const allowed = Object.entries(AGENT_PROFILE_CONFIGS.remote.permission).filter(([, a]) => a !== 'deny')
+    expect(allowed).toEqual([['question', 'allow']])
+  })
+
+  it('the read profile allows only read-only tools', () => {
+    const allowed = Object.entries(AGENT_PROFILE_CONFIGS['remote-read'].permission)
+      .filter(([, a]) => a !== 'deny')
+      .map(([t]) => t)
+      .sort()
+    expect(allowed).toEqual(['glob', 'grep', 'list', 'question', 'read'])
+  })
+
+  it('every profile may ask questions, and the full profile asks before shell and edits', () => {
+    for (const config of Object.values(AGENT_PROFILE_CONFIGS))
+      expect(config.permission.question).toBe('allow')
+    expect(AGENT_PROFILE_CONFIGS['remote-full'].permission).toMatchObject({
+      bash: 'ask',
+      edit: 'ask',
+      external_directory: 'deny',
+    })
+  })
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(AGENT_PROFILE_CONFIGS)).toBe(true)
+    expect(Object.isFrozen(AGENT_PROFILE_CONFIGS.remote.permission)).toBe(true)
+  })
+})
