@@ -125,6 +125,19 @@ try {
   console.log(
     `gateway: session.get(messages) over MCP p50 ${ms(viaGateway.p50)} p99 ${ms(viaGateway.p99)}; direct upstream reads p50 ${ms(direct.p50)} p99 ${ms(direct.p99)}; ratio p50 ${(viaGateway.p50 / direct.p50).toFixed(2)}x, p99 ${(viaGateway.p99 / direct.p99).toFixed(2)}x (goal < 1.5x at p50)`,
   )
+  // Session list cost vs the number of upstream sessions (the gateway verifies every record).
+  const listCost = async () =>
+    latencyPair(
+      () => client.callTool({ name: 'gateway.session.list', arguments: { limit: 20 } }),
+      () => upstream.listSessions({ roots: true }),
+      { warmup: 5, runs: 60 },
+    )
+  const [smallGateway, smallDirect] = await listCost()
+  for (let i = 0; i < 300; i++) await upstream.createSession({ title: `foreign ${i}` })
+  const [bigGateway, bigDirect] = await listCost()
+  console.log(
+    `gateway: session.list(limit 20) with 3 upstream sessions p50 ${ms(smallGateway.p50)} (direct list ${ms(smallDirect.p50)}); with 303 p50 ${ms(bigGateway.p50)} (direct ${ms(bigDirect.p50)}); ratio to direct ${(smallGateway.p50 / smallDirect.p50).toFixed(2)}x → ${(bigGateway.p50 / bigDirect.p50).toFixed(2)}x`,
+  )
   await client.close()
 
   // Trivial tool: gateway.catalog.get vs a bare SDK v2 server with one trivial tool.

@@ -124,6 +124,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       await Promise.all([...servers].map((s) => s.close()))
       servers.clear()
       await mcp.close()
+      options.runtime.close?.()
     },
   }
 }

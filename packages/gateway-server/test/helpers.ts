@@ -46,6 +46,7 @@ export const unreachableRuntime: RuntimePort = new Proxy({} as RuntimePort, {
   get: (_, name) => {
     if (name === 'then') return undefined
     if (name === 'healthy') return async () => true
+    if (name === 'close') return undefined
     return () => {
       throw new Error(`runtime.${String(name)} must not be called in this test`)
     }

@@ -64,6 +64,13 @@ export interface RuntimePort {
   abortSession(id: string): Promise<void>
   statusOf(id: string): Promise<RuntimeStatus>
   statuses(): Promise<Map<string, RuntimeStatus>>
+  /**
+   * The status for a read-only view: may come from the event stream and lag by one event.
+   * Never for decisions (busy checks, job state, cancel): those use `statusOf`.
+   */
+  viewStatusOf(id: string): Promise<RuntimeStatus>
+  /** All statuses for a read-only view (see `viewStatusOf`). */
+  viewStatuses(): Promise<ReadonlyMap<string, RuntimeStatus>>
   messages(id: string): Promise<TurnMessage[]>
   prompt(id: string, input: { messageId: string; agent: string; text: string }): Promise<void>
   todos(id: string): Promise<RuntimeTodo[]>
@@ -85,4 +92,6 @@ export interface RuntimePort {
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<T | undefined>
   healthy(): Promise<boolean>
+  /** Releases what the port holds (subscriptions); not the upstream client itself. */
+  close?(): void
 }

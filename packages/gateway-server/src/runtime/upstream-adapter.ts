@@ -1,6 +1,7 @@
 import type { SessionEvent, UpstreamClient } from '@agentgate/upstream-client'
 import type { TurnMessage } from '../jobs/derive-job-state.js'
 import type { RuntimePort, RuntimeSession, RuntimeStatus } from './port.js'
+import { createStatusView } from './status-view.js'
 
 // Events after which a job's state may have changed. Streaming part updates are left out on
 // purpose: they arrive per token and would re-run the status check for nothing.
@@ -42,6 +43,13 @@ const statusType = (type: string | undefined): RuntimeStatus =>
 
 /** The gateway's `RuntimePort` over `@agentgate/upstream-client` (directory pinned by the client). */
 export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
+  const view = createStatusView(client)
+  const statusOf = async (id: string): Promise<RuntimeStatus> =>
+    statusType((await client.sessionStatus())[id]?.type)
+  const statuses = async (): Promise<Map<string, RuntimeStatus>> => {
+    const map = await client.sessionStatus()
+    return new Map(Object.entries(map).map(([id, status]) => [id, statusType(status.type)]))
+  }
   return {
     createSession: async (input) => toSession(await client.createSession(input)),
     getSession: async (id) => toSession(await client.getSession(id)),
@@ -58,11 +66,11 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
     abortSession: async (id) => {
       await client.settleSession(id)
     },
-    statusOf: async (id) => statusType((await client.sessionStatus())[id]?.type),
-    statuses: async () => {
-      const map = await client.sessionStatus()
-      return new Map(Object.entries(map).map(([id, status]) => [id, statusType(status.type)]))
-    },
+    statusOf,
+    statuses,
+    viewStatusOf: async (id) => view.get(id) ?? statusOf(id),
+    viewStatuses: async () => view.all() ?? statuses(),
+    close: () => view.close(),
     messages: async (id) => (await client.listMessages(id)).messages as unknown as TurnMessage[],
     prompt: async (id, { messageId, agent, text }) => {
       await client.promptAsync(id, { messageID: messageId, agent, parts: [{ type: 'text', text }] })

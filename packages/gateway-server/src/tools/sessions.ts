@@ -47,7 +47,7 @@ export function sessionListTool(
     hints: READ,
     run: async ({ limit = 20, cursor }) => {
       const offset = decodeCursor(cursor)
-      const [sessions, statuses] = await Promise.all([ctx.runtime.listSessions(), ctx.runtime.statuses()])
+      const [sessions, statuses] = await Promise.all([ctx.runtime.listSessions(), ctx.runtime.viewStatuses()])
       const ownedFlags = await Promise.all(sessions.map((s) => ctx.owned.isOwned(s)))
       const mine = sessions
         .filter((_, i) => ownedFlags[i])
@@ -85,7 +85,7 @@ export function sessionGetTool(
       // The reads start together with the ownership check (one round trip instead of two);
       // nothing read is used unless `loadOwned` succeeds.
       const reads = Promise.all([
-        ctx.runtime.statusOf(id),
+        ctx.runtime.viewStatusOf(id),
         needMessages ? ctx.runtime.messages(id) : undefined,
         views.has('todos') ? ctx.runtime.todos(id) : undefined,
       ])
