@@ -19,7 +19,9 @@ export interface StatusView {
   close(): void
 }
 
-type Source = Pick<UpstreamClient, 'sessionStatus'> & {
+/** What the view needs of the upstream client (a structural subset, so tests can stand in). */
+interface Source {
+  sessionStatus(): Promise<Record<string, { type?: unknown }>>
   events: Pick<UpstreamClient['events'], 'onEvent' | 'onConnectionChange' | 'connected'>
 }
 
