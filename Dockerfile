@@ -15,9 +15,10 @@ RUN pnpm install --frozen-lockfile \
 FROM node:20-bookworm-slim
 LABEL org.opencontainers.image.title="agentgate" \
       io.agentgate.runtime="opencode-ai@1.18.33"
-# git: the runtime's snapshots and diffs; tini: signals reach `agentgate up`, zombies are reaped.
+# git: the runtime's snapshots and diffs; ripgrep: the workspace guard's search engine (without it
+# the built-in engine runs, about 4x slower); tini: signals reach `agentgate up`, zombies are reaped.
 RUN apt-get update \
-  && apt-get install --yes --no-install-recommends ca-certificates git tini \
+  && apt-get install --yes --no-install-recommends ca-certificates git ripgrep tini \
   && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 agentgate \
   && useradd --system --uid 10001 --gid agentgate --home-dir /stack/state/home --shell /usr/sbin/nologin agentgate \
