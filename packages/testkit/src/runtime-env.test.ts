@@ -12,6 +12,7 @@ const sandbox: Sandbox = {
   cacheHome: '/t/cache',
   tmp: '/t/tmp',
   configDir: '/t/opencode-config',
+  managedConfigDir: '/t/managed-config',
 }
 
 afterEach(() => {
@@ -35,6 +36,21 @@ describe('buildRuntimeEnv', () => {
       OPENCODE_SERVER_PASSWORD: 'p',
       npm_config_offline: 'true',
       ...OFFLINE_FLAGS,
+    })
+  })
+
+  it('points the managed-config dir (merged last, beats everything) at the sandbox, not /etc/opencode', () => {
+    const env = buildRuntimeEnv({ sandbox, username: 'u', password: 'p' })
+    expect(env.OPENCODE_TEST_MANAGED_CONFIG_DIR).toBe('/t/managed-config')
+  })
+
+  it("sets the flags production sets against other vendors' prompts and skills and the web UI", () => {
+    const env = buildRuntimeEnv({ sandbox, username: 'u', password: 'p' })
+    expect(env).toMatchObject({
+      OPENCODE_DISABLE_CLAUDE_CODE: '1',
+      OPENCODE_DISABLE_CLAUDE_CODE_PROMPT: '1',
+      OPENCODE_DISABLE_CLAUDE_CODE_SKILLS: '1',
+      OPENCODE_DISABLE_EMBEDDED_WEB_UI: '1',
     })
   })
 

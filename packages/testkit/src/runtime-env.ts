@@ -6,7 +6,10 @@ export const OFFLINE_FLAGS: Readonly<Record<string, string>> = {
   OPENCODE_DISABLE_MODELS_FETCH: '1',
   OPENCODE_DISABLE_PROJECT_CONFIG: '1',
   OPENCODE_DISABLE_CLAUDE_CODE: '1',
+  OPENCODE_DISABLE_CLAUDE_CODE_PROMPT: '1',
+  OPENCODE_DISABLE_CLAUDE_CODE_SKILLS: '1',
   OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
+  OPENCODE_DISABLE_EMBEDDED_WEB_UI: '1',
   OPENCODE_DISABLE_AUTOUPDATE: '1',
   OPENCODE_DISABLE_SHARE: '1',
   OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
@@ -52,6 +55,9 @@ export function buildRuntimeEnv(input: RuntimeEnvInput): Record<string, string> 
     XDG_CACHE_HOME: sandbox.cacheHome,
     TMPDIR: sandbox.tmp,
     OPENCODE_CONFIG_DIR: sandbox.configDir,
+    // The runtime's hook for its managed-config dir (default /etc/opencode on Linux): an
+    // opencode.json there is merged last and beats everything, so point it at an empty sandbox dir.
+    OPENCODE_TEST_MANAGED_CONFIG_DIR: sandbox.managedConfigDir,
     OPENCODE_SERVER_USERNAME: input.username,
     OPENCODE_SERVER_PASSWORD: input.password,
     ...OFFLINE_FLAGS,

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { buildRuntimeEnv } from './runtime-env.ts'
 import { createSandbox, removeSandbox, type Sandbox } from './sandbox.ts'
 
 const isRoot = process.getuid?.() === 0
@@ -21,9 +22,24 @@ describe('createSandbox', () => {
     expect(existsSync(join(sandbox.configHome, 'opencode'))).toBe(true)
   })
 
+  it('creates an empty managed-config dir inside the temp dir and points the runtime at it', () => {
+    sandbox = createSandbox({ config: {} })
+    const env = buildRuntimeEnv({ sandbox, username: 'u', password: 'p' })
+    const managed = env.OPENCODE_TEST_MANAGED_CONFIG_DIR
+    expect(managed).toBe(sandbox.managedConfigDir)
+    expect(managed?.startsWith(`${sandbox.tempDir}/`)).toBe(true)
+    expect(statSync(sandbox.managedConfigDir).isDirectory()).toBe(true)
+    expect(readdirSync(sandbox.managedConfigDir)).toEqual([])
+  })
+
   it('makes the config dirs read-only when the runtime runs as the current user', () => {
     sandbox = createSandbox({ config: {} })
-    for (const dir of [sandbox.configDir, sandbox.configHome, join(sandbox.configHome, 'opencode')]) {
+    for (const dir of [
+      sandbox.configDir,
+      sandbox.configHome,
+      join(sandbox.configHome, 'opencode'),
+      sandbox.managedConfigDir,
+    ]) {
       expect(statSync(dir).mode & 0o777).toBe(0o555)
     }
   })
@@ -42,7 +58,12 @@ describe('createSandbox', () => {
       ]) {
         expect(statSync(dir).uid).toBe(65534)
       }
-      for (const dir of [sandbox.configDir, sandbox.configHome, join(sandbox.configHome, 'opencode')]) {
+      for (const dir of [
+        sandbox.configDir,
+        sandbox.configHome,
+        join(sandbox.configHome, 'opencode'),
+        sandbox.managedConfigDir,
+      ]) {
         const stat = statSync(dir)
         expect([stat.uid, stat.mode & 0o777]).toEqual([0, 0o755])
       }

@@ -33,6 +33,12 @@ export interface Sandbox {
   tmp: string
   /** OPENCODE_CONFIG_DIR with the generated `opencode.json`; read-only for the runtime user. */
   configDir: string
+  /**
+   * OPENCODE_TEST_MANAGED_CONFIG_DIR: an empty, read-only dir standing in for the runtime's
+   * managed-config dir (`/etc/opencode` on Linux), whose `opencode.json` would be merged last and
+   * beat every other layer, so a host file there cannot change the tests.
+   */
+  managedConfigDir: string
 }
 
 export interface SandboxOptions {
@@ -70,6 +76,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     cacheHome: dir('cache'),
     tmp: dir('tmp'),
     configDir: dir('opencode-config'),
+    managedConfigDir: dir('managed-config'),
   }
   const globalConfigDir = join(sandbox.configHome, 'opencode')
   mkdirSync(globalConfigDir, { recursive: true })
@@ -77,7 +84,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   const writable = [sandbox.home, sandbox.dataHome, sandbox.stateHome, sandbox.cacheHome, sandbox.tmp]
   if (!options.workspace) writable.push(sandbox.workspace)
-  const readOnly = [sandbox.configHome, globalConfigDir, sandbox.configDir]
+  const readOnly = [sandbox.configHome, globalConfigDir, sandbox.configDir, sandbox.managedConfigDir]
   const { user } = options
   if (user) {
     // Root-owned 0755 config dirs and 0644 files: readable, not writable, for the runtime user.
@@ -103,7 +110,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
 /** Removes the temp dir (restoring write permission on read-only dirs first). Never throws. */
 export function removeSandbox(sandbox: Sandbox): void {
-  for (const path of [sandbox.configHome, join(sandbox.configHome, 'opencode'), sandbox.configDir]) {
+  const readOnly = [
+    sandbox.configHome,
+    join(sandbox.configHome, 'opencode'),
+    sandbox.configDir,
+    sandbox.managedConfigDir,
+  ]
+  for (const path of readOnly) {
     try {
       chmodSync(path, 0o755)
     } catch {

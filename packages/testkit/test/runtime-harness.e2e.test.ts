@@ -246,6 +246,7 @@ describe('startRuntime against the real opencode binary', { timeout: 60_000 }, (
     const { sandbox } = runtime
     expect(readdirSync(sandbox.configDir)).toEqual(['opencode.json'])
     expect(readdirSync(join(sandbox.configHome, 'opencode'))).toEqual([])
+    expect(readdirSync(sandbox.managedConfigDir)).toEqual([])
     expect(existsSync(join(sandbox.home, '.npm'))).toBe(false)
     expect(existsSync(join(sandbox.cacheHome, 'opencode', 'packages'))).toBe(false)
     expect(registry.hits).toEqual([])
