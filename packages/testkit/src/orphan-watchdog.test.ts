@@ -30,10 +30,20 @@ describe('armOrphanWatchdog', () => {
   it('leaves the group alone once disarmed', async () => {
     const group = startGroup()
     const watchdog = armOrphanWatchdog(group.pid)
-    watchdog.disarm()
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(alive(group.pid)).toBe(true)
-    group.stop()
+    try {
+      watchdog.disarm()
+      // Without the trigger the pipe never closes while this process lives, so the watchdog would
+      // not fire even if disarm() did nothing. Asserting an absence: a bounded 500 ms watch.
+      watchdog.trigger()
+      const until = Date.now() + 500
+      while (Date.now() < until) {
+        expect(alive(group.pid), 'group killed although the watchdog was disarmed').toBe(true)
+        await new Promise((resolve) => setTimeout(resolve, 25))
+      }
+      expect(alive(group.pid)).toBe(true)
+    } finally {
+      group.stop()
+    }
   })
 
   it('rejects group ids that would signal more than one group', () => {
