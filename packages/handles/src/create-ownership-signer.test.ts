@@ -1,6 +1,6 @@
 import { createHmac, hkdfSync } from 'node:crypto'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { testSecret } from '../test/helpers.ts'
 import { createOwnershipSigner } from './create-ownership-signer.ts'
 
@@ -121,6 +121,22 @@ describe('ownership signer', () => {
     for (const bad of ['', 'a\uDC00', 42, null, 'x'.repeat(1025)]) {
       expect(await signer.verify(bad as string, identity, record)).toBe(false)
       expect(await signer.verify(session, bad as string, record)).toBe(false)
+    }
+  })
+
+  it('returns false, never throws, when the key derivation failed', async () => {
+    const record = await createOwnershipSigner({ secret: testSecret() }).sign(session, identity)
+    // A runtime whose HKDF derivation fails (e.g. an unsupported algorithm): the cached key rejects.
+    const deriveKey = vi
+      .spyOn(globalThis.crypto.subtle, 'deriveKey')
+      .mockRejectedValue(new DOMException('not supported', 'NotSupportedError'))
+    try {
+      const signer = createOwnershipSigner({ secret: testSecret() })
+      await expect(signer.verify(session, identity, record)).resolves.toBe(false)
+      expect(deriveKey).toHaveBeenCalled()
+      await expect(signer.sign(session, identity)).rejects.toThrow('not supported')
+    } finally {
+      deriveKey.mockRestore()
     }
   })
 

@@ -88,8 +88,13 @@ export function createOwnershipSigner(options: OwnershipSignerOptions): Ownershi
         return false
       }
       if (mac === null || !isWellFormedId(upstreamSessionId) || !isWellFormedId(identity)) return false
-      // subtle.verify compares in constant time, unlike comparing two strings.
-      return subtle.verify('HMAC', await key, mac, macInput(upstreamSessionId, identity))
+      try {
+        // subtle.verify compares in constant time, unlike comparing two strings.
+        return await subtle.verify('HMAC', await key, mac, macInput(upstreamSessionId, identity))
+      } catch {
+        // The key derivation (or the runtime's crypto) failed: nothing can be verified.
+        return false
+      }
     },
   }
 }
