@@ -1,3 +1,4 @@
+import { GatewayError } from './errors.js'
 import type { Principal } from './principal.js'
 
 /** What is screened before it reaches the assistant runtime. */
@@ -21,4 +22,21 @@ export interface ScreeningHook {
 /** Lets everything through. The default until a moderator is configured. */
 export const passThroughScreening: ScreeningHook = {
   screen: async () => ({ allowed: true }),
+}
+
+/**
+ * Screens one input; throws `blocked_by_moderation`, or `moderator_unavailable` when the hook
+ * says so or fails (fail closed: unscreened input never reaches the runtime).
+ */
+export async function screenOrThrow(screening: ScreeningHook, input: ScreeningInput): Promise<void> {
+  const verdict = await screening
+    .screen(input)
+    .catch((): ScreeningVerdict => ({ allowed: false, reason: 'unavailable' }))
+  if (verdict.allowed) return
+  throw verdict.reason === 'unavailable'
+    ? new GatewayError(
+        'moderator_unavailable',
+        'The input could not be screened right now, so it was not sent.',
+      )
+    : new GatewayError('blocked_by_moderation', 'The input was blocked by moderation.')
 }

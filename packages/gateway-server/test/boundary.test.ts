@@ -6,6 +6,7 @@ import {
   captureLogger,
   makeCredentials,
   rpc,
+  rpcBody,
   testSecret,
   unreachableRuntime,
 } from './helpers.js'
@@ -121,16 +122,8 @@ describe('bearer authentication', () => {
 
   it('advertises tools, resources and prompts whose lists never change', async () => {
     const res = await gateway.fetch(rpc(`${BASE}/mcp`, init, { authorization: `Bearer ${creds.keys.read}` }))
-    const text = await res.text()
-    const data = text.startsWith('{')
-      ? text
-      : (text
-          .split('\n')
-          .find((l) => l.startsWith('data: '))
-          ?.slice(6) ?? '{}')
-    const capabilities = (
-      JSON.parse(data) as { result: { capabilities: Record<string, { listChanged?: boolean }> } }
-    ).result.capabilities
+    const body = await rpcBody<{ result: { capabilities: Record<string, { listChanged?: boolean }> } }>(res)
+    const capabilities = body.result.capabilities
     for (const kind of ['tools', 'resources', 'prompts'])
       expect(capabilities[kind]).toEqual({ listChanged: false })
   })

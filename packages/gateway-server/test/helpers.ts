@@ -90,3 +90,15 @@ export function rpc(url: string, body: unknown, headers: Record<string, string> 
     body: JSON.stringify(body),
   })
 }
+
+/** The JSON-RPC message of an MCP response: a JSON body, or the data line of a one-event SSE stream. */
+export async function rpcBody<T>(res: Response): Promise<T> {
+  const text = await res.text()
+  const data = text.startsWith('{')
+    ? text
+    : (text
+        .split('\n')
+        .find((l) => l.startsWith('data: '))
+        ?.slice(6) ?? '{}')
+  return JSON.parse(data) as T
+}

@@ -6,7 +6,7 @@ import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOAuthVerifier, OAUTH_ALGORITHMS, verifyJwsSignature } from '../src/http/oauth.js'
 import { createGateway, type Gateway } from '../src/index.js'
-import { type Credentials, makeCredentials, rpc, testSecret, unreachableRuntime } from './helpers.js'
+import { type Credentials, makeCredentials, rpc, rpcBody, testSecret, unreachableRuntime } from './helpers.js'
 
 const ISSUER = 'https://auth.example.test'
 const RESOURCE = 'https://gateway.example.test/mcp'
@@ -96,15 +96,7 @@ const toolCount = async (bearer: string): Promise<number | undefined> => {
     ),
   )
   if (res.status !== 200) return undefined
-  const raw = await res.text()
-  // The stateless 2025 leg answers over SSE: take the JSON of the data line.
-  const data = raw.startsWith('{')
-    ? raw
-    : (raw
-        .split('\n')
-        .find((l) => l.startsWith('data: '))
-        ?.slice(6) ?? '{}')
-  const body = JSON.parse(data) as { result?: { tools: unknown[] } }
+  const body = await rpcBody<{ result?: { tools: unknown[] } }>(res)
   return body.result?.tools.length
 }
 

@@ -23,12 +23,31 @@ describe('AGENT_PROFILE_CONFIGS', () => {
     expect(allowed).toEqual([['question', 'allow']])
   })
 
-  it('the read profile allows only read-only tools', () => {
+  it('the read profile allows only reading (and asking), never searching', () => {
     const allowed = Object.entries(AGENT_PROFILE_CONFIGS['remote-read'].permission)
-      .filter(([, a]) => a !== 'deny')
+      .filter(([, rule]) => rule !== 'deny')
       .map(([t]) => t)
       .sort()
-    expect(allowed).toEqual(['glob', 'grep', 'list', 'question', 'read'])
+    expect(allowed).toEqual(['question', 'read'])
+  })
+
+  it('the read profile may not read the files the workspace guard denies', () => {
+    const read = AGENT_PROFILE_CONFIGS['remote-read'].permission.read as Record<string, string>
+    const keys = Object.keys(read)
+    // Last match wins: the catch-all allow comes first, the example env file last.
+    expect(keys[0]).toBe('*')
+    expect(keys.at(-1)).toBe('*.env.example')
+    for (const pattern of [
+      '*.env',
+      '*.env.*',
+      '*/.git/*',
+      '*/.ssh/*',
+      '*.pem',
+      '*.key',
+      '*id_rsa*',
+      '*auth.json',
+    ])
+      expect(read[pattern]).toBe('deny')
   })
 
   it('every profile may ask questions, and the full profile asks before shell and edits', () => {

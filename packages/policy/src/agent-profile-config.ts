@@ -1,7 +1,44 @@
 import type { AgentProfile } from './agent-profile.ts'
 
 /** An opencode agent permission map: tool name (or `*`) → action. Later keys win. */
-export type PermissionMap = Readonly<Record<string, 'allow' | 'ask' | 'deny'>>
+export type PermissionAction = 'allow' | 'ask' | 'deny'
+/** A tool's rule: one action, or an action per pattern (for `read`: the file path). */
+export type PermissionRule = PermissionAction | Readonly<Record<string, PermissionAction>>
+export type PermissionMap = Readonly<Record<string, PermissionRule>>
+
+/**
+ * Files the agent may not read for a `read` credential, the runtime-side twin of the workspace
+ * guard's deny rules: without it the agent could print a file that `gateway.workspace.read`
+ * refuses. Patterns match the file path (`*` spans directories); the last match wins, so the
+ * example env file is allowed again at the end.
+ */
+export const SECRET_READ_RULES: Readonly<Record<string, PermissionAction>> = Object.freeze({
+  '*': 'allow',
+  '*.env': 'deny',
+  '*.env.*': 'deny',
+  '*/.git/*': 'deny',
+  '*/.ssh/*': 'deny',
+  '*/.aws/*': 'deny',
+  '*/.gnupg/*': 'deny',
+  '*/.docker/*': 'deny',
+  '*/.kube/*': 'deny',
+  '*.pem': 'deny',
+  '*.key': 'deny',
+  '*.p12': 'deny',
+  '*.pfx': 'deny',
+  '*id_rsa*': 'deny',
+  '*id_ecdsa*': 'deny',
+  '*id_ed25519*': 'deny',
+  '*auth.json': 'deny',
+  '*.npmrc': 'deny',
+  '*.netrc': 'deny',
+  '*.pgpass': 'deny',
+  '*.git-credentials': 'deny',
+  '*credential*': 'deny',
+  '*secret*': 'deny',
+  '*password*': 'deny',
+  '*.env.example': 'allow',
+})
 
 /** One agent definition as the runtime's `agent.<name>` config expects it. */
 export interface AgentProfileConfig {
@@ -27,13 +64,13 @@ export const AGENT_PROFILE_CONFIGS: Readonly<Record<AgentProfile, AgentProfileCo
   }),
   'remote-read': Object.freeze({
     mode: 'primary',
-    description: 'Gateway read profile: wildcard denial plus the read-only tools',
+    description: 'Gateway read profile: wildcard denial plus reading non-secret files',
     permission: Object.freeze({
       '*': 'deny',
-      read: 'allow',
-      grep: 'allow',
-      glob: 'allow',
-      list: 'allow',
+      // grep and glob stay denied: their permission patterns are the search pattern, not the
+      // files searched, so a rule cannot keep them out of secret files (measured: grep printed
+      // a .env line). The client has the guarded gateway.workspace.search instead.
+      read: SECRET_READ_RULES,
       question: 'allow',
     }),
   }),

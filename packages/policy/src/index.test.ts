@@ -13,6 +13,7 @@ describe('package entry', () => {
         'POLICIES',
         'PROMPTS',
         'RESOURCE_TEMPLATES',
+        'SECRET_READ_RULES',
         'TOOLS',
         'agentProfile',
         'allowedDecisions',

@@ -4,7 +4,10 @@ export { AGENT_PROFILES, type AgentProfile, agentProfile } from './agent-profile
 export {
   AGENT_PROFILE_CONFIGS,
   type AgentProfileConfig,
+  type PermissionAction,
   type PermissionMap,
+  type PermissionRule,
+  SECRET_READ_RULES,
 } from './agent-profile-config.ts'
 /** The spec's capability table as data, and lookups on it. */
 export {

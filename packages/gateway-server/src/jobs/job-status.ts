@@ -4,7 +4,7 @@ import type { Principal } from '../principal.js'
 import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
 import type { Interaction, JobStatus } from '../schemas.js'
 import type { OwnedSessions } from '../sessions/owned.js'
-import { deriveJobState, type TurnMessage } from './derive-job-state.js'
+import { type DerivedJobState, deriveJobState, type TurnMessage } from './derive-job-state.js'
 
 export interface JobContext {
   principal: Principal
@@ -29,6 +29,26 @@ export interface JobKey {
 }
 
 /**
+ * Derives the job's state from the runtime's records, with the start-time graces applied from
+ * the job handle (the one place that reads the clock for a job).
+ */
+export function deriveJob(
+  ctx: JobContext,
+  job: JobKey,
+  turn: { messages: readonly TurnMessage[]; status: RuntimeStatus; pendingAsks: number },
+): DerivedJobState {
+  const age = (ctx.now ?? Date.now)() - job.startedAt
+  return deriveJobState({
+    messages: turn.messages,
+    messageId: job.messageId,
+    session: turn.status,
+    pendingAsks: turn.pendingAsks,
+    justStarted: age < START_GRACE_MS,
+    justPrompted: age < PROMPT_GRACE_MS,
+  })
+}
+
+/**
  * The full `JobStatus` of one job, derived from the runtime now. `running` is returned with no
  * other fields; the other states carry what a client needs to act (interactions as handles) or
  * to report (final text, changed files, todos, usage, error).
@@ -41,19 +61,15 @@ export async function jobStatus(
 ): Promise<JobStatus> {
   const { runtime, owned } = ctx
   const { messageId, startedAt } = job
-  const now = (ctx.now ?? Date.now)()
   const [messages, status] = await (prefetched ?? readTurnState(runtime, session.id))
   const [permissions, questions] =
     status === 'idle'
       ? [[], []]
       : await Promise.all([runtime.permissions(session.id), runtime.questions(session.id)])
-  const derived = deriveJobState({
+  const derived = deriveJob(ctx, job, {
     messages,
-    messageId,
-    session: status,
+    status,
     pendingAsks: permissions.length + questions.length,
-    justStarted: now - startedAt < START_GRACE_MS,
-    justPrompted: now - startedAt < PROMPT_GRACE_MS,
   })
   if (derived.state === 'missing') throw new GatewayError('not_found', 'Not found.')
   const [sessionHandle, jobHandle] = await Promise.all([

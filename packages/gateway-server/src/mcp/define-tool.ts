@@ -12,6 +12,14 @@ export interface ToolHints {
   openWorldHint: boolean
 }
 
+/** Hints of a tool that only reads gateway-owned state. */
+export const READ_ONLY_HINTS: ToolHints = Object.freeze({
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+})
+
 export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   name: string
   title: string

@@ -1,5 +1,5 @@
 import { catalogFor } from '@agentgate/policy'
-import type { ToolDefinition } from '../mcp/define-tool.js'
+import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { Principal } from '../principal.js'
 import { Catalog, CatalogGetInput } from '../schemas.js'
 
@@ -12,7 +12,7 @@ export function catalogTool(principal: Principal): ToolDefinition<typeof Catalog
       'List the tools, resource templates and prompts available to this credential, and its policy.',
     input: CatalogGetInput,
     output: Catalog,
-    hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    hints: READ_ONLY_HINTS,
     run: async () => {
       const catalog = catalogFor(principal.policy)
       return {

@@ -4,9 +4,8 @@ import type { ToolDefinition } from '../mcp/define-tool.js'
 import type { Principal } from '../principal.js'
 import type { RuntimePort } from '../runtime/port.js'
 import { InteractionRespond, InteractionRespondInput } from '../schemas.js'
-import type { ScreeningHook } from '../screening.js'
+import { type ScreeningHook, screenOrThrow } from '../screening.js'
 import type { OwnedSessions } from '../sessions/owned.js'
-import { screenOrThrow } from './jobs.js'
 
 export interface InteractionToolContext {
   principal: Principal

@@ -1,19 +1,10 @@
 import { agentProfile } from '@agentgate/policy'
 import { GatewayError } from '../errors.js'
-import { deriveJobState } from '../jobs/derive-job-state.js'
-import {
-  type JobContext,
-  jobStatus,
-  PROMPT_GRACE_MS,
-  readTurnState,
-  renderJobStatus,
-  START_GRACE_MS,
-  waitForJob,
-} from '../jobs/job-status.js'
-import type { ToolDefinition } from '../mcp/define-tool.js'
+import { deriveJob, type JobContext, readTurnState, renderJobStatus, waitForJob } from '../jobs/job-status.js'
+import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { RuntimeSession } from '../runtime/port.js'
 import { AgentRunInput, JobCancel, JobCancelInput, JobGetInput, JobStatus } from '../schemas.js'
-import type { ScreeningHook } from '../screening.js'
+import { type ScreeningHook, screenOrThrow } from '../screening.js'
 
 export interface JobToolContext extends JobContext {
   screening: ScreeningHook
@@ -26,22 +17,6 @@ const busy = (): GatewayError =>
     'busy',
     'That session is still running a job; wait for it (gateway.job.get) or cancel it first.',
   )
-
-export async function screenOrThrow(
-  screening: ScreeningHook,
-  input: Parameters<ScreeningHook['screen']>[0],
-): Promise<void> {
-  const verdict = await screening
-    .screen(input)
-    .catch(() => ({ allowed: false as const, reason: 'unavailable' as const }))
-  if (verdict.allowed) return
-  throw verdict.reason === 'unavailable'
-    ? new GatewayError(
-        'moderator_unavailable',
-        'The input could not be screened right now, so it was not sent.',
-      )
-    : new GatewayError('blocked_by_moderation', 'The input was blocked by moderation.')
-}
 
 /** `gateway.agent.run`: create or resume an owned session, screen, start the policy's agent, wait up to waitMs. */
 export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRunInput, typeof JobStatus> {
@@ -110,7 +85,7 @@ export function jobGetTool(ctx: JobContext): ToolDefinition<typeof JobGetInput, 
       'Get the status of a job (from gateway.agent.run), optionally waiting up to waitMs (0-30000) for it to finish or need input.',
     input: JobGetInput,
     output: JobStatus,
-    hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    hints: READ_ONLY_HINTS,
     run: async ({ job, waitMs }, signal) => {
       const ref = await ctx.owned.jobOf(job)
       // Start the state reads together with the ownership check; used only once it passes.
@@ -141,19 +116,8 @@ export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCan
       if (ctx.starting.has(session.id)) throw busy()
       ctx.starting.add(session.id)
       try {
-        const [messages, status] = await Promise.all([
-          runtime.messages(session.id),
-          runtime.statusOf(session.id),
-        ])
-        const age = (ctx.now ?? Date.now)() - startedAt
-        const state = deriveJobState({
-          messages,
-          messageId,
-          session: status,
-          pendingAsks: 0,
-          justStarted: age < START_GRACE_MS,
-          justPrompted: age < PROMPT_GRACE_MS,
-        })
+        const [messages, status] = await readTurnState(runtime, session.id)
+        const state = deriveJob(ctx, { messageId, startedAt }, { messages, status, pendingAsks: 0 })
         if (state.state === 'missing') throw new GatewayError('not_found', 'Not found.')
         if (state.state !== 'running' && state.state !== 'input_required') {
           throw new GatewayError('not_pending', 'That job is not running, so there is nothing to cancel.')
@@ -169,5 +133,3 @@ export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCan
     render: (out) => `status: ${out.status}`,
   }
 }
-
-export { jobStatus }

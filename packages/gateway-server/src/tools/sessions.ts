@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js'
-import type { ToolDefinition } from '../mcp/define-tool.js'
+import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { RuntimePort, RuntimeStatus } from '../runtime/port.js'
 import {
   SessionDelete,
@@ -18,8 +18,6 @@ export interface SessionToolContext {
   runtime: RuntimePort
   owned: OwnedSessions
 }
-
-const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 
 /** Cursor of `gateway.session.list`: an offset into the owned, newest-first list. Reveals nothing upstream. */
 export function encodeCursor(offset: number): string {
@@ -44,7 +42,7 @@ export function sessionListTool(
       'List the sessions this credential created, newest first (limit 1-100, default 20; pass nextCursor for more).',
     input: SessionListInput,
     output: SessionList,
-    hints: READ,
+    hints: READ_ONLY_HINTS,
     run: async ({ limit = 20, cursor }) => {
       const offset = decodeCursor(cursor)
       const [sessions, statuses] = await Promise.all([ctx.runtime.listSessions(), ctx.runtime.viewStatuses()])
@@ -77,7 +75,7 @@ export function sessionGetTool(
     description: 'Get one of your sessions, with optional views: include any of messages, diff, todos.',
     input: SessionGetInput,
     output: SessionGet,
-    hints: READ,
+    hints: READ_ONLY_HINTS,
     run: async ({ session: handle, include = [] }) => {
       const id = await ctx.owned.sessionIdOf(handle)
       const views = new Set(include)

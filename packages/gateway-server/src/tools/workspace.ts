@@ -1,8 +1,6 @@
 import type { WorkspaceGuard } from '@agentgate/workspace-guard'
-import type { ToolDefinition } from '../mcp/define-tool.js'
+import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import { WorkspaceRead, WorkspaceReadInput, WorkspaceSearch, WorkspaceSearchInput } from '../schemas.js'
-
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 
 /** `gateway.workspace.search`: every match passed the guard's filesystem check before it is returned. */
 export function workspaceSearchTool(
@@ -15,7 +13,7 @@ export function workspaceSearchTool(
       'Search the workspace by file name (mode files: substring or glob), by literal text (mode text) or by symbol definition (mode symbols). Secret and version-control files are never searched.',
     input: WorkspaceSearchInput,
     output: WorkspaceSearch,
-    hints: READ_ONLY,
+    hints: READ_ONLY_HINTS,
     run: async ({ mode, query, limit }) => {
       const result = await guard.search({ mode, query, limit: limit ?? 20 })
       return { matches: result.matches.map((m) => ({ ...m })), truncated: result.truncated }
@@ -41,7 +39,7 @@ export function workspaceReadTool(
     description: 'Read one UTF-8 text file (at most 256 KiB) by its path relative to the workspace root.',
     input: WorkspaceReadInput,
     output: WorkspaceRead,
-    hints: READ_ONLY,
+    hints: READ_ONLY_HINTS,
     run: async ({ path }) => {
       const file = await guard.read(path)
       return { path: file.path, text: file.text, mimeType: file.mimeType, truncated: false as const }

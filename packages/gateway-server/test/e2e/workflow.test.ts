@@ -374,6 +374,63 @@ describe('workspace tools', () => {
   })
 })
 
+describe('agent profiles in the real runtime', () => {
+  it('the agent of a read credential reads ordinary files but never a secret file', async () => {
+    const dir = e2e.stack.runtime.directory
+    await writeFile(join(dir, 'plain.txt'), 'plain-content-4711\n')
+    await writeFile(join(dir, '.env'), 'API_TOKEN=secret-content-0815\n')
+    await writeFile(
+      join(dir, 'server.pem'),
+      '-----BEGIN PRIVATE KEY-----\nsecret-pem-0815\n-----END PRIVATE KEY-----\n',
+    )
+    const results: string[] = []
+    const marker = e2e.stack.model.script([
+      { toolCall: { name: 'read', input: { filePath: join(dir, 'plain.txt') } } },
+      (req) => {
+        results.push(req.toolResults.join(''))
+        return { toolCall: { name: 'read', input: { filePath: join(dir, '.env') } } }
+      },
+      (req) => {
+        results.push(req.toolResults.join(''))
+        return { toolCall: { name: 'read', input: { filePath: join(dir, 'server.pem') } } }
+      },
+      (req) => {
+        results.push(req.toolResults.join(''))
+        return { text: 'read attempts done' }
+      },
+    ])
+    const run = await read.call('gateway.agent.run', { message: `read files ${marker}`, waitMs: 20_000 })
+    expect(run.structured).toMatchObject({ status: 'completed', text: 'read attempts done' })
+    expect(results).toHaveLength(3)
+    expect(results[0]).toContain('plain-content-4711')
+    expect(results[1]).not.toContain('secret-content-0815')
+    expect(results[2]).not.toContain('secret-pem-0815')
+  })
+
+  it('the agent of a read credential cannot find secret file contents by searching', async () => {
+    const dir = e2e.stack.runtime.directory
+    await writeFile(join(dir, '.env'), 'API_TOKEN=secret-content-0815\n')
+    await writeFile(join(dir, 'visible.txt'), 'findme-content-0815\n')
+    const results: string[] = []
+    const marker = e2e.stack.model.script([
+      { toolCall: { name: 'grep', input: { pattern: 'content-0815' } } },
+      (req) => {
+        results.push(req.toolResults.join(''))
+        return { toolCall: { name: 'glob', input: { pattern: '**/*.env*' } } }
+      },
+      (req) => {
+        results.push(req.toolResults.join(''))
+        return { text: 'search attempts done' }
+      },
+    ])
+    const run = await read.call('gateway.agent.run', { message: `search files ${marker}`, waitMs: 20_000 })
+    expect(run.structured).toMatchObject({ status: 'completed', text: 'search attempts done' })
+    expect(results).toHaveLength(2)
+    expect(results.join('\n')).not.toContain('secret-content-0815')
+    expect(results.join('\n')).not.toContain('/.env')
+  })
+})
+
 describe('concealment', () => {
   it('logs one audit line per tool call and never a key, handle, message text or upstream id', () => {
     const text = e2e.logs()
