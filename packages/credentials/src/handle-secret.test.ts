@@ -21,6 +21,13 @@ describe('ensureHandleSecret', () => {
     expect(await readFile(join(dir, 'handle-secret'))).toEqual(first)
   })
 
+  it('throws RangeError, creating nothing, when the random source returns the wrong size', async () => {
+    const dir = await stateDir()
+    await expect(ensureHandleSecret(dir, () => new Uint8Array(16))).rejects.toThrow(RangeError)
+    await expect(ensureHandleSecret(dir, () => 'x'.repeat(32) as never)).rejects.toThrow(RangeError)
+    expect(await codeOf(() => readHandleSecret(dir))).toBe('ERR_CREDENTIALS_SECRET_MISSING')
+  })
+
   it('creates the state directory with mode 0700 when it is missing', async () => {
     const dir = join(await stateDir(), 'nested', 'state')
     await ensureHandleSecret(dir)

@@ -2,7 +2,7 @@ import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { createFileExclusive, ensurePrivateDir } from './atomic-write.ts'
 import { CredentialError } from './errors.ts'
-import { defaultRandom, type RandomSource } from './random-values.ts'
+import { defaultRandom, type RandomSource, takeRandom } from './random-values.ts'
 import { storePaths } from './store-paths.ts'
 
 /** Size of a new handle secret, and the smallest one accepted. */
@@ -19,10 +19,7 @@ export async function ensureHandleSecret(
   random: RandomSource = defaultRandom,
 ): Promise<boolean> {
   const paths = storePaths(stateDir)
-  const bytes = random(HANDLE_SECRET_BYTES)
-  if (!(bytes instanceof Uint8Array) || bytes.length !== HANDLE_SECRET_BYTES) {
-    throw new RangeError(`random source must return exactly ${HANDLE_SECRET_BYTES} bytes`)
-  }
+  const bytes = takeRandom(random, HANDLE_SECRET_BYTES)
   try {
     await ensurePrivateDir(paths.stateDir)
     return await createFileExclusive(paths.handleSecret, bytes, 0o600)

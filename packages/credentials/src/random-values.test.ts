@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { checkKey } from './check-key.ts'
-import { generateIdentity, generateKey } from './random-values.ts'
+import { generateIdentity, generateKey, takeRandom } from './random-values.ts'
 import { IDENTITY_PATTERN } from './schemas.ts'
 
 describe('generateKey', () => {
@@ -31,5 +31,23 @@ describe('generateIdentity', () => {
 
   it('differs each time', () => {
     expect(new Set(Array.from({ length: 200 }, () => generateIdentity())).size).toBe(200)
+  })
+})
+
+describe('takeRandom', () => {
+  it('returns a copy of exactly the requested bytes', () => {
+    const bytes = new Uint8Array(8).fill(7)
+    const taken = takeRandom(() => bytes, 8)
+    expect(taken).toEqual(Buffer.from(bytes))
+    bytes.fill(0)
+    expect(taken[0]).toBe(7)
+  })
+
+  it.each([
+    ['too few bytes', () => new Uint8Array(7)],
+    ['too many bytes', () => new Uint8Array(9)],
+    ['not a Uint8Array', () => Array.from({ length: 8 }, () => 1) as unknown as Uint8Array],
+  ])('throws RangeError for a source returning %s', (_name, source) => {
+    expect(() => takeRandom(source, 8)).toThrow(RangeError)
   })
 })

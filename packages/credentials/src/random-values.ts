@@ -5,7 +5,11 @@ export type RandomSource = (size: number) => Uint8Array
 
 export const defaultRandom: RandomSource = (size) => randomBytes(size)
 
-function take(random: RandomSource, size: number): Buffer {
+/**
+ * Exactly `size` bytes from `random`, copied. Throws `RangeError` if the source returns anything
+ * else (not a Uint8Array, or another length).
+ */
+export function takeRandom(random: RandomSource, size: number): Buffer {
   const bytes = random(size)
   if (!(bytes instanceof Uint8Array) || bytes.length !== size) {
     throw new RangeError(`random source must return exactly ${size} bytes`)
@@ -18,15 +22,15 @@ function take(random: RandomSource, size: number): Buffer {
  * Throws `RangeError` if the random source returns the wrong number of bytes.
  */
 export function generateKey(random: RandomSource = defaultRandom): string {
-  return `agk_${take(random, 32).toString('base64url')}`
+  return `agk_${takeRandom(random, 32).toString('base64url')}`
 }
 
 /** A new internal identity: `id_` and 16 random bytes in base64url (128 bits). */
 export function generateIdentity(random: RandomSource = defaultRandom): string {
-  return `id_${take(random, 16).toString('base64url')}`
+  return `id_${takeRandom(random, 16).toString('base64url')}`
 }
 
 /** A short random token for temporary file names and the generation file. */
 export function randomToken(random: RandomSource = defaultRandom): string {
-  return take(random, 12).toString('base64url')
+  return takeRandom(random, 12).toString('base64url')
 }
