@@ -10,6 +10,7 @@ import { PREFERENCES_FILES, RUNTIME_VERSION } from '../stack/managed-files.ts'
 import { isPortFree } from '../stack/ports.ts'
 import { loadStackConfig, type StackConfig } from '../stack/stack-config.ts'
 import { hostForUrl, readStackEnv } from '../stack/stack-env.ts'
+import { secretsInWorkspace } from '../stack/workspace-guard.ts'
 
 /** One finding of `doctor`. */
 export interface Check {
@@ -162,7 +163,7 @@ async function modeChecks(layout: StackLayout): Promise<Check[]> {
       // absent files are reported by the layout check
     }
   }
-  const inWorkspace = [layout.stateDir, layout.secretsDir].filter((p) => p.startsWith(`${layout.workspace}/`))
+  const inWorkspace = await secretsInWorkspace(layout)
   const out: Check[] = [
     loose.length === 0
       ? check('permissions', 'ok', 'secret files are 0600 and state directories 0700')
@@ -173,13 +174,13 @@ async function modeChecks(layout: StackLayout): Promise<Check[]> {
           'chmod 600 those files and chmod 700 those directories',
         ),
   ]
-  if (inWorkspace.length > 0) {
+  if (inWorkspace !== undefined) {
     out.push(
       check(
         'secrets outside workspace',
         'fail',
-        'state/ or knowledge/secrets/ is inside the workspace',
-        'move the workspace out of the stack state',
+        `${inWorkspace}: state/ or knowledge/secrets/ would be readable through the gateway`,
+        'choose a workspace outside state/ and knowledge/secrets/ (AGENTGATE_WORKSPACE); `up` and `serve` refuse to start',
       ),
     )
   }

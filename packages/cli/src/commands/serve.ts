@@ -7,6 +7,7 @@ import { requireStack } from '../stack/require-stack.ts'
 import { readPasswordFile } from '../stack/secrets.ts'
 import { loadStackConfig } from '../stack/stack-config.ts'
 import { hostForUrl, readStackEnv } from '../stack/stack-env.ts'
+import { assertSecretsOutsideWorkspace } from '../stack/workspace-guard.ts'
 
 export interface ServeOptions {
   readonly dir: string
@@ -34,6 +35,7 @@ export async function serve(options: ServeOptions, io: Io): Promise<void> {
     ...overrides,
     ...(options.workspace ? { workspace: options.workspace } : {}),
   })
+  await assertSecretsOutsideWorkspace(layout)
   const config = await loadStackConfig(layout.configFile)
   const recorded = await readStackEnv(layout)
   const nativeUrl =

@@ -14,6 +14,7 @@ import { requireStack } from '../stack/require-stack.ts'
 import { readPasswordFile } from '../stack/secrets.ts'
 import { loadStackConfig } from '../stack/stack-config.ts'
 import { hostForUrl, readStackEnv } from '../stack/stack-env.ts'
+import { assertSecretsOutsideWorkspace } from '../stack/workspace-guard.ts'
 import { writeStackEnv } from '../stack/write-stack-env.ts'
 
 export interface UpOptions {
@@ -49,6 +50,7 @@ export async function up(options: UpOptions, io: Io): Promise<UpResult> {
   const logger = options.logger ?? createCliLogger()
   const overrides: LayoutOverrides = overridesFromEnv(io.env)
   const layout = await requireStack(options.dir, overrides)
+  await assertSecretsOutsideWorkspace(layout)
   const config = await loadStackConfig(layout.configFile)
   const graceMs = options.stopGraceMs ?? DEFAULT_GRACE_MS
   const deadline = Date.now() + (options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS)
