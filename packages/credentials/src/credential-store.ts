@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import { createDirAtomic, removeDirAtomic, writeFileAtomic } from './atomic-write.ts'
 import { CredentialError } from './errors.ts'
-import { digestKey } from './key-matcher.ts'
+import { buildKeyIndex, digestKey, type KeyedPrincipal } from './key-matcher.ts'
 import { addMapping, deleteMapping, dropMappingsOf, sortMappings } from './oauth-map.ts'
 import { defaultRandom, generateIdentity, generateKey, type RandomSource } from './random-values.ts'
 import { listUsernames, readKey, readMeta, readOAuthMap } from './read-store.ts'
@@ -87,15 +87,19 @@ function metaJson(meta: CredentialMeta): string {
   return `${JSON.stringify(meta, null, 2)}\n`
 }
 
-/** Throws `ERR_CREDENTIALS_KEY_IN_USE` if any other credential already has `key`. */
+/**
+ * Throws `ERR_CREDENTIALS_KEY_IN_USE` if any other credential already has `key`. Uses the
+ * resolver's key index, so "in use" means exactly "would resolve to (or collide with) another".
+ */
 async function assertKeyUnused(paths: StorePaths, key: string, except?: string): Promise<void> {
-  const digest = digestKey(key)
-  let inUse = false
+  const others: KeyedPrincipal[] = []
   for (const username of await listUsernames(paths)) {
     const other = username === except ? undefined : await readKey(paths, username)
-    if (other !== undefined && timingSafeEqual(digest, digestKey(other))) inUse = true
+    // Only whether the key matches is asked: identity and policy are placeholders.
+    if (other !== undefined) others.push({ username, identity: username, policy: 'read', key: other })
   }
-  if (inUse)
+  const match = buildKeyIndex(others).match(key)
+  if (match.ok || match.code !== 'ERR_CREDENTIALS_UNKNOWN')
     throw new CredentialError('ERR_CREDENTIALS_KEY_IN_USE', 'key is already used by another credential')
 }
 
