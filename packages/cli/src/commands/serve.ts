@@ -2,6 +2,7 @@ import { CliError } from '../errors.ts'
 import { startGateway } from '../gateway/start-gateway.ts'
 import type { Io } from '../io.ts'
 import { createCliLogger, type Logger } from '../logger.ts'
+import { allowedOrigins } from '../stack/allowed-origins.ts'
 import { overridesFromEnv } from '../stack/layout.ts'
 import { requireStack } from '../stack/require-stack.ts'
 import { readPasswordFile } from '../stack/secrets.ts'
@@ -25,7 +26,8 @@ export interface ServeOptions {
 
 /**
  * `agentgate serve`: the gateway alone, in front of an already running native server. Flags
- * override the stack configuration; `GATEWAY_ALLOWED_ORIGINS` overrides `gateway.allowedOrigins`.
+ * override the stack configuration; a non-empty `GATEWAY_ALLOWED_ORIGINS` overrides
+ * `gateway.allowedOrigins`.
  * Runs until SIGINT/SIGTERM.
  */
 export async function serve(options: ServeOptions, io: Io): Promise<void> {
@@ -50,7 +52,6 @@ export async function serve(options: ServeOptions, io: Io): Promise<void> {
     options.nativePasswordFile ?? layout.nativePassword,
     options.nativePasswordFile ? '--native-password-file' : 'state/native-password',
   )
-  const envOrigins = io.env.GATEWAY_ALLOWED_ORIGINS
   const gateway = await startGateway({
     stateDir: layout.stateDir,
     workspace: layout.workspace,
@@ -59,13 +60,7 @@ export async function serve(options: ServeOptions, io: Io): Promise<void> {
     nativeUrl,
     nativeUsername: options.nativeUsername ?? config.native.username,
     nativePassword: password,
-    allowedOrigins:
-      envOrigins === undefined
-        ? config.gateway.allowedOrigins
-        : envOrigins
-            .split(',')
-            .map((o) => o.trim())
-            .filter(Boolean),
+    allowedOrigins: allowedOrigins(io.env.GATEWAY_ALLOWED_ORIGINS, config.gateway.allowedOrigins),
     oauth: config.oauth,
     logger,
   })

@@ -8,6 +8,7 @@ import { launchRuntime } from '../runtime/launch-runtime.ts'
 import { prepareRuntimeDirs } from '../runtime/prepare-dirs.ts'
 import { resolveOpencodeBinary } from '../runtime/resolve-binary.ts'
 import { basicAuth, waitUntilReady } from '../runtime/wait-ready.ts'
+import { allowedOrigins } from '../stack/allowed-origins.ts'
 import { type LayoutOverrides, overridesFromEnv, relativeToStack } from '../stack/layout.ts'
 import { assertPortFree, resolveNativePort } from '../stack/ports.ts'
 import { requireStack } from '../stack/require-stack.ts'
@@ -55,7 +56,7 @@ export async function up(options: UpOptions, io: Io): Promise<UpResult> {
   const graceMs = options.stopGraceMs ?? DEFAULT_GRACE_MS
   const deadline = Date.now() + (options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS)
   const gatewayHost = options.host ?? io.env.AGENTGATE_GATEWAY_HOST ?? config.gateway.host
-  const allowedOrigins = originsFrom(io.env.GATEWAY_ALLOWED_ORIGINS) ?? config.gateway.allowedOrigins
+  const origins = allowedOrigins(io.env.GATEWAY_ALLOWED_ORIGINS, config.gateway.allowedOrigins)
 
   const nativePassword = await readPasswordFile(layout.nativePassword, 'state/native-password')
   const moderatorPassword = await readPasswordFile(layout.moderatorPassword, 'state/moderator-password')
@@ -185,7 +186,7 @@ export async function up(options: UpOptions, io: Io): Promise<UpResult> {
       nativeUrl: `http://${hostForUrl(config.native.host)}:${native.port}`,
       nativeUsername: config.native.username,
       nativePassword,
-      allowedOrigins,
+      allowedOrigins: origins,
       oauth: config.oauth,
       logger,
     })
@@ -251,14 +252,6 @@ function signalPromise(): Promise<string> {
     process.on('SIGINT', handler)
     process.on('SIGTERM', handler)
   })
-}
-
-function originsFrom(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined
-  return value
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter(Boolean)
 }
 
 function displayHost(host: string): string {

@@ -1,0 +1,66 @@
+import { join } from 'node:path'
+import { freePort, waitFor } from '@agentgate/testkit'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli, startCli, tempDir } from './cli-process.ts'
+import { editConfig, logLines } from './stack-fixture.ts'
+
+// compose.yaml always defines GATEWAY_ALLOWED_ORIGINS (empty by default): an empty value must
+// leave gateway.allowedOrigins of agentgate.json in force.
+
+let dir: string
+const stops: Array<() => void> = []
+beforeAll(async () => {
+  const temp = tempDir()
+  stops.push(temp.remove)
+  dir = join(temp.path, 'stack')
+  expect((await runCli(['init', '--dir', dir])).code).toBe(0)
+  editConfig(dir, (c) => {
+    c.gateway.allowedOrigins = ['https://app.example.com']
+  })
+})
+afterAll(() => {
+  for (const stop of stops.reverse()) stop()
+})
+
+async function preflightStatus(envValue: string): Promise<number> {
+  const port = await freePort()
+  const cli = startCli(
+    ['serve', '--dir', dir, '--port', String(port), '--native-url', 'http://127.0.0.1:9'],
+    { GATEWAY_ALLOWED_ORIGINS: envValue },
+  )
+  stops.push(() => {
+    if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
+  })
+  try {
+    await waitFor(
+      () => {
+        if (cli.child.exitCode !== null) throw new Error(`serve exited early: ${cli.stderr()}`)
+        return logLines(cli.stdout()).find((l) => l.event === 'ready')
+      },
+      { timeoutMs: 20_000 },
+    )
+    const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://app.example.com',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
+    })
+    return response.status
+  } finally {
+    cli.child.kill('SIGTERM')
+    await cli.exited
+  }
+}
+
+describe('agentgate serve: allowed origins (built CLI)', () => {
+  it('an empty or blank GATEWAY_ALLOWED_ORIGINS keeps gateway.allowedOrigins', async () => {
+    expect(await preflightStatus('')).not.toBe(403)
+    expect(await preflightStatus('  ')).not.toBe(403)
+  })
+
+  it('a non-empty GATEWAY_ALLOWED_ORIGINS replaces it', async () => {
+    expect(await preflightStatus('https://other.example.com')).toBe(403)
+  })
+})
