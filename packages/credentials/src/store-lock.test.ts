@@ -81,6 +81,31 @@ describe('withStoreLock', () => {
     expect(await readFile(path, 'utf8')).toBe(record)
   })
 
+  it('gives up within roughly timeoutMs while a live process holds the lock', async () => {
+    const dir = await lockDir()
+    const path = join(dir, '.lock')
+    await writeFile(path, lockRecord(process.ppid))
+    const short = { ...options, timeoutMs: 120 }
+    const started = Date.now()
+    expect(await codeOf(() => withStoreLock(path, short, async () => {}))).toBe('ERR_CREDENTIALS_LOCKED')
+    const elapsed = Date.now() - started
+    expect(elapsed).toBeGreaterThanOrEqual(short.timeoutMs - 20)
+    expect(elapsed).toBeLessThan(short.timeoutMs + 400)
+  })
+
+  it('honours timeoutMs, without spinning, while another waiter is breaking a stale lock', async () => {
+    const dir = await lockDir()
+    const path = join(dir, '.lock')
+    // The owner is dead (stale lock), but another waiter holds the fresh break lock: we must
+    // neither break the lock ourselves nor busy-loop until the break lock itself goes stale.
+    await writeFile(path, lockRecord(deadPid()))
+    await writeFile(`${path}.break`, lockRecord(process.ppid))
+    const started = Date.now()
+    expect(await codeOf(() => withStoreLock(path, options, async () => {}))).toBe('ERR_CREDENTIALS_LOCKED')
+    expect(Date.now() - started).toBeLessThan(options.timeoutMs + 400)
+    expect(await readFile(path, 'utf8')).toContain('someone-else')
+  })
+
   it('breaks a lock whose owner process on this host is dead', async () => {
     const dir = await lockDir()
     const path = join(dir, '.lock')

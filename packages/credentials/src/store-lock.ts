@@ -68,17 +68,22 @@ async function inspect(path: string, staleMs: number): Promise<Holder> {
 /**
  * Removes a stale lock. A second lock file (`.lock.break`) makes the check-and-delete exclusive,
  * so two waiters cannot both decide "stale" and delete a lock a third process just took.
+ * Returns true if it removed the lock.
  */
 async function breakStale(path: string, fingerprint: string, staleMs: number, content: string) {
   const breaker = `${path}.break`
   if (!(await createFileExclusive(breaker, content))) {
     const info = await stat(breaker).catch(() => undefined)
     if (info && Date.now() - info.mtimeMs > staleMs) await unlink(breaker).catch(() => {})
-    return
+    return false
   }
   try {
     const again = await inspect(path, staleMs)
-    if (again.state === 'stale' && again.fingerprint === fingerprint) await unlink(path).catch(() => {})
+    if (again.state !== 'stale' || again.fingerprint !== fingerprint) return false
+    return await unlink(path).then(
+      () => true,
+      () => false,
+    )
   } finally {
     await unlink(breaker).catch(() => {})
   }
@@ -104,17 +109,22 @@ async function acquire(path: string, options: LockOptions): Promise<() => Promis
   const content = JSON.stringify(record)
   const deadline = Date.now() + options.timeoutMs
   let delay = 5
-  for (;;) {
+  let owner: LockFile | undefined
+  for (let attempt = 0; ; attempt++) {
+    // Every path through the loop comes back here: the timeout holds whatever the holder's state.
+    if (attempt > 0 && Date.now() >= deadline) throw lockedError(options, owner)
     // The complete record is linked into place, so a reader never sees a half-written lock.
     if (await createFileExclusive(path, content)) break
     const holder = await inspect(path, options.staleMs)
+    // Released meanwhile, or a stale lock we just removed: try again at once.
     if (holder.state === 'gone') continue
-    if (holder.state === 'stale') {
-      await breakStale(path, holder.fingerprint, options.staleMs, content)
+    owner = holder.state === 'live' ? holder.owner : undefined
+    if (holder.state === 'stale' && (await breakStale(path, holder.fingerprint, options.staleMs, content))) {
       continue
     }
+    // A live holder, or a stale one we could not break (another waiter is breaking it): back off.
     const remaining = deadline - Date.now()
-    if (remaining <= 0) throw lockedError(options, holder.owner)
+    if (remaining <= 0) throw lockedError(options, owner)
     await sleep(Math.min(remaining, delay + Math.random() * delay))
     delay = Math.min(delay * 2, 100)
   }
