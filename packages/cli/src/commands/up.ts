@@ -13,7 +13,7 @@ import { type LayoutOverrides, overridesFromEnv, relativeToStack } from '../stac
 import { assertPortFree, resolveNativePort } from '../stack/ports.ts'
 import { requireStack } from '../stack/require-stack.ts'
 import { readPasswordFile } from '../stack/secrets.ts'
-import { loadStackConfig } from '../stack/stack-config.ts'
+import { loadStackConfig, portClash, stackListeners } from '../stack/stack-config.ts'
 import { hostForUrl, readStackEnv } from '../stack/stack-env.ts'
 import { assertSecretsOutsideWorkspace } from '../stack/workspace-guard.ts'
 import { writeStackEnv } from '../stack/write-stack-env.ts'
@@ -67,6 +67,15 @@ export async function up(options: UpOptions, io: Io): Promise<UpResult> {
       { event: 'native_port_chosen', port: native.port },
       `port 3810 is taken: the native server uses ${native.port}`,
     )
+  }
+  // The configuration's own ports were checked when it was loaded; "auto" and --host only now.
+  const clash = portClash(stackListeners(config, { gatewayHost, nativePort: native.port }))
+  if (clash) {
+    const auto =
+      config.native.port === 'auto' && clash.path.join('.') === 'native.port'
+        ? ` ("auto": ${native.fresh ? 'the free port chosen now' : 'recorded in state/stack.env'})`
+        : ''
+    throw new CliError('ERR_CLI_CONFIG_INVALID', `${clash.path.join('.')}${auto}: ${clash.message}`)
   }
   await assertPortFree(gatewayHost, config.gateway.port, 'gateway.port')
   await assertPortFree(config.native.host, native.port, 'native.port')

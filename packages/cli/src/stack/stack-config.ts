@@ -90,7 +90,67 @@ export const StackConfigSchema = z
     oauth: OAuthConfigSchema.optional(),
   })
   .strict()
+  .superRefine((config, ctx) => {
+    const clash = portClash(stackListeners(config))
+    if (clash) ctx.addIssue({ code: 'custom', path: clash.path, message: clash.message })
+  })
 export type StackConfig = z.infer<typeof StackConfigSchema>
+
+/** One socket the stack binds: the setting that names it, its host and port. */
+export interface Listener {
+  readonly setting: 'gateway.port' | 'native.port' | 'moderator.port'
+  readonly host: string
+  readonly port: number
+}
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]'])
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1'])
+
+/** True when binding the same port on `a` and on `b` would collide. */
+export function hostsOverlap(a: string, b: string): boolean {
+  if (a === b || WILDCARD_HOSTS.has(a) || WILDCARD_HOSTS.has(b)) return true
+  // `localhost` may resolve to either loopback address.
+  return (a === 'localhost' || b === 'localhost') && LOOPBACK_HOSTS.has(a) && LOOPBACK_HOSTS.has(b)
+}
+
+/**
+ * The sockets of a stack: the gateway, the native server (when its port is known: a number, or
+ * `nativePort`, what `"auto"` resolved to) and the moderator (when enabled, always on loopback).
+ */
+export function stackListeners(
+  config: Pick<StackConfig, 'gateway' | 'native' | 'moderator'>,
+  overrides: { gatewayHost?: string; nativePort?: number } = {},
+): Listener[] {
+  const nativePort = overrides.nativePort ?? config.native.port
+  return [
+    {
+      setting: 'gateway.port',
+      host: overrides.gatewayHost ?? config.gateway.host,
+      port: config.gateway.port,
+    },
+    ...(nativePort === 'auto'
+      ? []
+      : [{ setting: 'native.port' as const, host: config.native.host, port: nativePort }]),
+    ...(config.moderator.enabled
+      ? [{ setting: 'moderator.port' as const, host: '127.0.0.1', port: config.moderator.port }]
+      : []),
+  ]
+}
+
+/** The first two listeners that would bind the same port, as a one-line problem; else `undefined`. */
+export function portClash(listeners: readonly Listener[]): { path: string[]; message: string } | undefined {
+  for (const [i, a] of listeners.entries()) {
+    for (const b of listeners.slice(i + 1)) {
+      if (a.port === b.port && hostsOverlap(a.host, b.host)) {
+        return {
+          path: b.setting.split('.'),
+          message: `${b.port} is also ${a.setting}: the gateway, the native server and the moderator each need their own port`,
+        }
+      }
+    }
+  }
+  return undefined
+}
 
 /** The host's time zone, or UTC when it cannot be told. */
 export function detectTimeZone(env: NodeJS.ProcessEnv = process.env): string {
