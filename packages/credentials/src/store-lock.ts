@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { readFile, stat, unlink, utimes } from 'node:fs/promises'
+import { link, readFile, rename, stat, unlink, utimes } from 'node:fs/promises'
 import { hostname } from 'node:os'
+import { basename, dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createFileExclusive } from './atomic-write.ts'
+import { createFileExclusive, TEMP_PREFIX } from './atomic-write.ts'
 import { CredentialError } from './errors.ts'
 import { type LockFile, LockFileSchema } from './schemas.ts'
 
@@ -66,6 +67,36 @@ async function inspect(path: string, staleMs: number): Promise<Holder> {
 }
 
 /**
+ * Deletes the file at `path` only if `expected(aside)` says it is the one we mean to delete.
+ * Reading `path` and then unlinking it could delete a lock someone created in between (we may be
+ * paused for longer than `staleMs`), so the file is first renamed to a unique name and checked
+ * there: the check and the delete are about the same file. If it is not the expected one it is
+ * linked back. That is best effort: in the instant between the rename and the link another waiter
+ * may find no lock and take it, and then the holder we moved loses its file (the link fails
+ * rather than overwrite the new lock). Returns true if it deleted the file.
+ */
+async function removeIfExpected(path: string, expected: (aside: string) => Promise<boolean>) {
+  // `.tmp-.lock…`: readers ignore it, and a writer's sweep removes it only once it is stale.
+  const aside = join(
+    dirname(path),
+    `${TEMP_PREFIX}${basename(path)}-aside-${randomBytes(9).toString('base64url')}`,
+  )
+  try {
+    await rename(path, aside)
+  } catch {
+    return false // gone already (or not movable): nothing of ours to delete
+  }
+  const ours = await expected(aside).catch(() => false)
+  if (!ours) await link(aside, path).catch(() => {})
+  await unlink(aside).catch(() => {})
+  return ours
+}
+
+function holding(content: string): (aside: string) => Promise<boolean> {
+  return async (aside) => (await readFile(aside, 'utf8')) === content
+}
+
+/**
  * Removes a stale lock. A second lock file (`.lock.break`) makes the check-and-delete exclusive,
  * so two waiters cannot both decide "stale" and delete a lock a third process just took.
  * Returns true if it removed the lock.
@@ -74,18 +105,18 @@ async function breakStale(path: string, fingerprint: string, staleMs: number, co
   const breaker = `${path}.break`
   if (!(await createFileExclusive(breaker, content))) {
     const info = await stat(breaker).catch(() => undefined)
-    if (info && Date.now() - info.mtimeMs > staleMs) await unlink(breaker).catch(() => {})
+    if (info && Date.now() - info.mtimeMs > staleMs) {
+      await removeIfExpected(breaker, async (aside) => Date.now() - (await stat(aside)).mtimeMs > staleMs)
+    }
     return false
   }
   try {
-    const again = await inspect(path, staleMs)
-    if (again.state !== 'stale' || again.fingerprint !== fingerprint) return false
-    return await unlink(path).then(
-      () => true,
-      () => false,
-    )
+    return await removeIfExpected(path, async (aside) => {
+      const again = await inspect(aside, staleMs)
+      return again.state === 'stale' && again.fingerprint === fingerprint
+    })
   } finally {
-    await unlink(breaker).catch(() => {})
+    await removeIfExpected(breaker, holding(content))
   }
 }
 
@@ -139,9 +170,8 @@ async function acquire(path: string, options: LockOptions): Promise<() => Promis
   heartbeat.unref()
   return async () => {
     clearInterval(heartbeat)
-    const current = await readFile(path, 'utf8').catch(() => '')
     // Only delete our own lock: if it was broken as stale meanwhile, it belongs to someone else.
-    if (current === content) await unlink(path).catch(() => {})
+    await removeIfExpected(path, holding(content))
   }
 }
 
