@@ -49,6 +49,28 @@ async function bumpGeneration(paths: StorePaths): Promise<void> {
   await writeFileAtomic(paths.generation, `${JSON.stringify(next)}\n`)
 }
 
+/**
+ * Publishes a change: bumps the generation, retrying once. If both attempts fail the change is on
+ * disk but resolvers in other processes do not know to reload, which the caller must hear about.
+ */
+async function publish(paths: StorePaths): Promise<void> {
+  try {
+    await bumpGeneration(paths)
+  } catch {
+    try {
+      await bumpGeneration(paths)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error'
+      throw new CredentialError(
+        'ERR_CREDENTIALS_IO',
+        `the change was applied but not published: ${relativeToState(paths, paths.generation)} ` +
+          `could not be updated (${code}); running gateways may not see it until the next change`,
+        { cause: error },
+      )
+    }
+  }
+}
+
 function asStoreError(paths: StorePaths, error: unknown): unknown {
   if (CredentialError.isInstance(error) || error instanceof TypeError || error instanceof RangeError) {
     return error
@@ -65,8 +87,10 @@ function asStoreError(paths: StorePaths, error: unknown): unknown {
 /**
  * Runs one mutation under the store-wide lock: makes sure `credentials/` exists with mode 0700,
  * sweeps leftovers of crashed writers in `credentials/` and `extraDirs`, and bumps the
- * generation file afterwards if anything changed, so resolvers in other processes reload.
- * Raw I/O failures become `ERR_CREDENTIALS_IO`.
+ * generation file afterwards if anything changed, so resolvers in other processes reload (retried
+ * once; if it still fails, `ERR_CREDENTIALS_IO` says the change was applied but not published).
+ * An error of the mutation itself is never replaced by a failed bump. Raw I/O failures become
+ * `ERR_CREDENTIALS_IO`.
  */
 export async function mutate<T>(
   paths: StorePaths,
@@ -84,15 +108,20 @@ export async function mutate<T>(
     return await withStoreLock(paths.lock, lockOptions, async () => {
       for (const dir of [paths.root, ...extraDirs]) await sweepTemporaries(dir, options.staleLockMs)
       let changed = false
+      let result: T
       try {
-        return await fn({
+        result = await fn({
           changed: () => {
             changed = true
           },
         })
-      } finally {
-        if (changed) await bumpGeneration(paths)
+      } catch (error) {
+        // A partial change is still published, but the mutation's own error is what the caller gets.
+        if (changed) await publish(paths).catch(() => {})
+        throw error
       }
+      if (changed) await publish(paths)
+      return result
     })
   } catch (error) {
     throw asStoreError(paths, error)
