@@ -4,13 +4,12 @@ import { doctor } from './commands/doctor.ts'
 import { serve } from './commands/serve.ts'
 import { up } from './commands/up.ts'
 import type { Io } from './io.ts'
+import { stackDir } from './stack-dir.ts'
 
-function dirOf(argv: object, io: Io): string {
-  const dir = (argv as { dir?: unknown }).dir
-  return typeof dir === 'string' && dir.length > 0 ? dir : (io.env.AGENTGATE_DIR ?? '.')
-}
-
-/** Commands that run processes: up, serve (attach and doctor are added in their own files). */
+/**
+ * Commands that start or reach the stack's processes: up, serve, attach and doctor (init,
+ * credential and config are wired in main.ts).
+ */
 export function commandsWithRuntime(parser: Argv, io: Io): Argv {
   return parser
     .command(
@@ -37,7 +36,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
       async (a) => {
         await up(
           {
-            dir: dirOf(a, io),
+            dir: stackDir(a, io),
             host: a.host,
             stopGraceMs: a['stop-grace-ms'],
             startTimeoutMs: a['start-timeout-ms'],
@@ -74,7 +73,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
       async (a) => {
         await serve(
           {
-            dir: dirOf(a, io),
+            dir: stackDir(a, io),
             host: a.host,
             port: a.port,
             nativeUrl: a['native-url'],
@@ -103,7 +102,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
           ),
       async (a) => {
         process.exitCode = await attach(
-          { dir: dirOf(a, io), url: a.url, session: a.session, continue: a.continue },
+          { dir: stackDir(a, io), url: a.url, session: a.session, continue: a.continue },
           io,
         )
       },
@@ -116,7 +115,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
           .option('json', { type: 'boolean', default: false, describe: 'Print machine-readable JSON' })
           .example('$0 doctor --dir ~/agentgate', 'Exit 0 when nothing fails; 9 otherwise'),
       async (a) => {
-        await doctor({ dir: dirOf(a, io), json: a.json }, io)
+        await doctor({ dir: stackDir(a, io), json: a.json }, io)
       },
     )
 }

@@ -13,6 +13,7 @@ import { CliError } from './errors.ts'
 import { describeFailure, EXIT } from './exit-codes.ts'
 import type { Io } from './io.ts'
 import { commandsWithRuntime } from './main-runtime.ts'
+import { stackDir } from './stack-dir.ts'
 
 /** The CLI's version (the package's). */
 export const CLI_VERSION = '0.1.0'
@@ -23,12 +24,6 @@ const dirOption = {
 } as const
 
 const jsonOption = { type: 'boolean', default: false, describe: 'Print machine-readable JSON' } as const
-
-/** The stack directory of a command: `--dir`, `$AGENTGATE_DIR`, or the current directory. */
-export function stackDir(argv: object, io: Io): string {
-  const dir = (argv as { dir?: unknown }).dir
-  return typeof dir === 'string' && dir.length > 0 ? dir : (io.env.AGENTGATE_DIR ?? '.')
-}
 
 function credentialCommands(y: Argv, io: Io): Argv {
   return y
