@@ -30,6 +30,9 @@ export interface SpawnChildOptions {
   readonly cwd: string
 }
 
+/** Output lines kept per child (for replay to late listeners and for error messages). */
+const KEPT_LINES = 200
+
 const live = new Set<number>()
 let exitHookInstalled = false
 
@@ -87,8 +90,8 @@ export function spawnChild(options: SpawnChildOptions): Child {
       watchdog.disarm()
     })
   }
-  const lines: string[] = []
   const listeners = new Set<(line: string, stream: 'stdout' | 'stderr') => void>()
+  /** The last lines (both streams, in arrival order): replayed to new listeners, shown by tail(). */
   const seen: [string, 'stdout' | 'stderr'][] = []
   const feed = (stream: 'stdout' | 'stderr') => {
     let partial = ''
@@ -98,10 +101,8 @@ export function spawnChild(options: SpawnChildOptions): Child {
       partial = parts.pop() ?? ''
       for (const raw of parts) {
         const line = raw.replace(/\r$/, '')
-        lines.push(line)
-        if (lines.length > 200) lines.shift()
         seen.push([line, stream])
-        if (seen.length > 200) seen.shift()
+        if (seen.length > KEPT_LINES) seen.shift()
         for (const listener of listeners) listener(line, stream)
       }
     }
@@ -122,7 +123,7 @@ export function spawnChild(options: SpawnChildOptions): Child {
       return () => listeners.delete(listener)
     },
     tail(count = 20) {
-      return lines.slice(-count)
+      return seen.slice(-count).map(([line]) => line)
     },
     stop(graceMs) {
       stopping ??= (async () => {
