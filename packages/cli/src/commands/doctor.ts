@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { CliError } from '../errors.ts'
 import type { Io } from '../io.ts'
 import { resolveOpencodeBinary } from '../runtime/resolve-binary.ts'
+import { buildRuntimeBaseEnv } from '../runtime/runtime-env.ts'
 import { basicAuth } from '../runtime/wait-ready.ts'
 import { overridesFromEnv, relativeToStack, type StackLayout, stackLayout } from '../stack/layout.ts'
 import { PREFERENCES_FILES, RUNTIME_VERSION } from '../stack/managed-files.ts'
@@ -54,7 +55,7 @@ export async function doctor(options: DoctorOptions, io: Io): Promise<Check[]> {
   checks.push(...(await modeChecks(layout)))
   checks.push(...(await configDirChecks(layout)))
   checks.push(await preferencesCheck(layout))
-  checks.push(runtimeVersionCheck(layout, io))
+  checks.push(runtimeVersionCheck(layout, config, io))
   if (config) checks.push(...(await processChecks(layout, config)))
 
   if (options.json) io.out(`${JSON.stringify({ ok: !checks.some((c) => c.status === 'fail'), checks })}\n`)
@@ -246,29 +247,25 @@ async function preferencesCheck(layout: StackLayout): Promise<Check> {
   return check('preferences', 'ok', `config/assistant/${present[0]}`)
 }
 
-function runtimeVersionCheck(layout: StackLayout, io: Io): Check {
+function runtimeVersionCheck(layout: StackLayout, config: StackConfig | undefined, io: Io): Check {
   let binary: string
   try {
     binary = resolveOpencodeBinary(io.env)
   } catch (error) {
     return check('runtime', 'fail', (error as Error).message, 'reinstall @agentgate/cli')
   }
-  // Run it with the stack's own HOME/XDG dirs so the probe writes nothing into the operator's home.
-  const dirs = layout.assistantState
+  // The assistant runtime's own environment (its HOME/XDG dirs inside state/, its flags), so the
+  // probe writes nothing into the operator's home and sees nothing of the operator's environment.
   const result = spawnSync(binary, ['--version'], {
     encoding: 'utf8',
     timeout: 20_000,
-    env: {
-      PATH: io.env.PATH ?? '/usr/bin:/bin',
-      HOME: dirs.home,
-      XDG_CONFIG_HOME: dirs.xdgConfig,
-      XDG_DATA_HOME: dirs.xdgData,
-      XDG_STATE_HOME: dirs.xdgState,
-      XDG_CACHE_HOME: dirs.xdgCache,
-      TMPDIR: dirs.tmp,
-      OPENCODE_DISABLE_AUTOUPDATE: '1',
-      OPENCODE_DISABLE_MODELS_FETCH: '1',
-    },
+    env: buildRuntimeBaseEnv({
+      dirs: layout.assistantState,
+      configDir: layout.managedDir,
+      managedConfigDir: layout.policyDir,
+      timezone: config?.assistant.timezone ?? 'UTC',
+      parent: io.env,
+    }),
   })
   const version = result.stdout?.trim()
   if (result.status !== 0 || !version)

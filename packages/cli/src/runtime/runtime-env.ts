@@ -29,17 +29,21 @@ export const NPM_OFFLINE: Readonly<Record<string, string>> = {
   npm_config_update_notifier: 'false',
 }
 
-export interface RuntimeEnvInput {
+/** What every runtime process's environment is built from (see {@link RuntimeEnvInput}). */
+export interface RuntimeBaseEnvInput {
   readonly dirs: RuntimeStateDirs
   /** `OPENCODE_CONFIG_DIR`: the managed directory (agents, instructions, plugins). */
   readonly configDir: string
   /** The runtime's managed-config directory, merged after every other layer. */
   readonly managedConfigDir: string
-  readonly username: string
-  readonly password: string
   readonly timezone: string
   /** The parent environment: only PATH and the locale are taken from it. */
   readonly parent: NodeJS.ProcessEnv
+}
+
+export interface RuntimeEnvInput extends RuntimeBaseEnvInput {
+  readonly username: string
+  readonly password: string
 }
 
 /**
@@ -48,6 +52,18 @@ export interface RuntimeEnvInput {
  * settings, and never `knowledge/env/user.env`. The password travels here, never in argv.
  */
 export function buildRuntimeEnv(input: RuntimeEnvInput): Record<string, string> {
+  return {
+    ...buildRuntimeBaseEnv(input),
+    OPENCODE_SERVER_USERNAME: input.username,
+    OPENCODE_SERVER_PASSWORD: input.password,
+  }
+}
+
+/**
+ * {@link buildRuntimeEnv} without the server credentials: for a runtime process that serves
+ * nothing (`doctor`'s `opencode --version` probe).
+ */
+export function buildRuntimeBaseEnv(input: RuntimeBaseEnvInput): Record<string, string> {
   const { dirs, parent } = input
   const env: Record<string, string | undefined> = {
     PATH: parent.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -65,8 +81,6 @@ export function buildRuntimeEnv(input: RuntimeEnvInput): Record<string, string> 
     // A hook of the runtime for the managed-config directory (default /etc/opencode on Linux):
     // its opencode.json is merged last and beats user preferences and PATCH /global/config.
     OPENCODE_TEST_MANAGED_CONFIG_DIR: input.managedConfigDir,
-    OPENCODE_SERVER_USERNAME: input.username,
-    OPENCODE_SERVER_PASSWORD: input.password,
     ...RUNTIME_FLAGS,
     ...NPM_OFFLINE,
   }
