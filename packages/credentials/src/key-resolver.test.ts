@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { codeOf, pollUntil, tempStateDir } from '../test/helpers.ts'
@@ -140,7 +140,7 @@ describe('hot reload', () => {
     })
   })
 
-  it('keeps the last good snapshot when a reload fails, reports it once, and recovers', async () => {
+  it('leaves out a credential directory damaged on reload, reports it once, loads the rest, and recovers', async () => {
     const { store, other, resolver, errors, root } = await setup({ watch: false, reloadIntervalMs: 20 })
     const alice = await store.add('alice', 'full')
     const bob = await store.add('bob', 'chat')
@@ -148,6 +148,36 @@ describe('hot reload', () => {
     const goodMeta = await readFile(join(root, 'bob/meta.json'), 'utf8')
     await writeFile(join(root, 'bob/meta.json'), '{"broken":')
     const carol = await other.add('carol', 'read')
+    // The rest of the store loads: carol is known, the damaged bob is refused (fails closed).
+    await pollUntil(async () => (await resolver.resolve(carol.key)).ok, {
+      timeoutMs: 2_000,
+      what: 'new credential seen despite a damaged one',
+    })
+    expect(await resolver.resolve(bob.key)).toMatchObject({ ok: false, code: 'ERR_CREDENTIALS_UNKNOWN' })
+    expect((await resolver.resolve(alice.key)).ok).toBe(true)
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+      expect((await resolver.resolve(alice.key)).ok).toBe(true)
+    }
+    expect(errors).toHaveLength(1)
+    expect(errors[0]?.code).toBe('ERR_CREDENTIALS_CORRUPT')
+    expect(errors[0]?.message).toContain('credentials/bob/meta.json')
+    // The repair is picked up without a mutation.
+    await writeFile(join(root, 'bob/meta.json'), goodMeta)
+    await pollUntil(async () => (await resolver.resolve(bob.key)).ok, {
+      timeoutMs: 2_000,
+      what: 'recovery',
+    })
+    expect(errors).toHaveLength(1)
+  })
+
+  it('keeps the last good snapshot when the store cannot be read at all, reports it once, and recovers', async () => {
+    const { store, other, resolver, errors, root } = await setup({ watch: false, reloadIntervalMs: 20 })
+    const alice = await store.add('alice', 'full')
+    expect((await resolver.resolve(alice.key)).ok).toBe(true)
+    // credentials/ becomes a symlink loop: neither the generation nor the listing can be read.
+    await rename(root, `${root}.real`)
+    await symlink('credentials', root)
     await pollUntil(
       async () => {
         await resolver.resolve(alice.key)
@@ -155,20 +185,49 @@ describe('hot reload', () => {
       },
       { timeoutMs: 2_000, what: 'reload failure reported' },
     )
-    expect(errors[0]?.code).toBe('ERR_CREDENTIALS_CORRUPT')
-    // Previous snapshot still in force: alice and bob resolve, carol is not known yet.
+    const count = errors.length
     for (let i = 0; i < 5; i++) {
       expect((await resolver.resolve(alice.key)).ok).toBe(true)
-      expect((await resolver.resolve(bob.key)).ok).toBe(true)
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
-    expect(await resolver.resolve(carol.key)).toMatchObject({ code: 'ERR_CREDENTIALS_UNKNOWN' })
-    expect(errors).toHaveLength(1)
-    await writeFile(join(root, 'bob/meta.json'), goodMeta)
-    await pollUntil(async () => (await resolver.resolve(carol.key)).ok, {
+    expect(errors).toHaveLength(count)
+    expect(errors.every((error) => error.code === 'ERR_CREDENTIALS_IO')).toBe(true)
+    await unlink(root)
+    await rename(`${root}.real`, root)
+    const bob = await other.add('bob', 'read')
+    await pollUntil(async () => (await resolver.resolve(bob.key)).ok, { timeoutMs: 2_000, what: 'recovery' })
+  })
+
+  it('applies a removal made elsewhere while an unrelated credential directory is damaged', async () => {
+    const { store, other, resolver, errors, root } = await setup({ watch: false })
+    await store.add('alice', 'full')
+    const bob = await store.add('bob', 'chat')
+    expect((await resolver.resolve(bob.key)).ok).toBe(true)
+    await writeFile(join(root, 'alice/meta.json'), 'not json')
+    // bob's key leaked: the operator removes it from another process.
+    await other.remove('bob')
+    await pollUntil(async () => (await resolver.resolve(bob.key)).ok === false, {
       timeoutMs: 2_000,
-      what: 'recovery',
+      what: 'removed key refused',
     })
+    expect(await resolver.resolve(bob.key)).toMatchObject({ ok: false, code: 'ERR_CREDENTIALS_UNKNOWN' })
+    expect(errors.map((error) => error.code)).toEqual(['ERR_CREDENTIALS_CORRUPT'])
+  })
+
+  it('applies a rotation made elsewhere while an unrelated credential directory is damaged', async () => {
+    const { store, other, resolver, errors, root } = await setup({ watch: false })
+    await store.add('alice', 'full')
+    const bob = await store.add('bob', 'chat')
+    expect((await resolver.resolve(bob.key)).ok).toBe(true)
+    await rm(join(root, 'alice/meta.json'))
+    const rotated = await other.rotate('bob')
+    await pollUntil(async () => (await resolver.resolve(rotated.key)).ok, {
+      timeoutMs: 2_000,
+      what: 'rotation seen',
+    })
+    expect(await resolver.resolve(bob.key)).toMatchObject({ ok: false, code: 'ERR_CREDENTIALS_UNKNOWN' })
+    expect(errors).toHaveLength(1)
+    expect(errors[0]?.message).toContain('credentials/alice/meta.json')
   })
 
   it('does not re-read the store while the generation is unchanged', async () => {
@@ -208,6 +267,34 @@ describe('resolveOAuth', () => {
       timeoutMs: 2_000,
       what: 'mapping gone',
     })
+  })
+
+  it('treats an oauth-map.json damaged on reload as no mappings, reports it, and still loads credentials', async () => {
+    const { store, other, resolver, errors, root } = await setup({ watch: false })
+    const alice = await store.add('alice', 'read')
+    await store.mapOAuth(ISSUER, 'sub-1', 'alice')
+    expect(await resolver.resolveOAuth(ISSUER, 'sub-1')).toBeDefined()
+    await writeFile(join(root, 'oauth-map.json'), '{"version":1,')
+    await other.setPolicy('alice', 'full')
+    await pollUntil(
+      async () => {
+        const result = await resolver.resolve(alice.key)
+        return result.ok && result.principal.policy === 'full'
+      },
+      { timeoutMs: 2_000, what: 'policy change seen' },
+    )
+    expect(await resolver.resolveOAuth(ISSUER, 'sub-1')).toBeUndefined()
+    expect(errors).toHaveLength(1)
+    expect(errors[0]?.code).toBe('ERR_CREDENTIALS_CORRUPT')
+    expect(errors[0]?.message).toContain('credentials/oauth-map.json')
+  })
+
+  it('throws when oauth-map.json is damaged before the first read', async () => {
+    const { store, resolver, root } = await setup()
+    const alice = await store.add('alice', 'read')
+    await writeFile(join(root, 'oauth-map.json'), 'nope')
+    expect(await codeOf(() => resolver.resolve(alice.key))).toBe('ERR_CREDENTIALS_CORRUPT')
+    expect(await codeOf(() => resolver.resolveOAuth(ISSUER, 'sub-1'))).toBe('ERR_CREDENTIALS_CORRUPT')
   })
 
   it('ignores a hand-written mapping to a username that does not exist', async () => {

@@ -13,8 +13,9 @@ export interface KeyResolverOptions {
   /** Use `fs.watch` on `credentials/` as a hint to check sooner (default true). */
   readonly watch?: boolean
   /**
-   * Called when a reload fails and the previous snapshot stays in force (once per distinct
-   * failure until a reload succeeds). Default: `process.emitWarning`.
+   * Called when a reload fails and the previous snapshot stays in force, and when a reload had to
+   * leave out a damaged credential directory or OAuth mapping file (once per distinct problem
+   * until a reload no longer has it). Default: `process.emitWarning`.
    */
   readonly onReloadError?: (error: CredentialError) => void
 }
@@ -48,8 +49,8 @@ function asCredentialError(error: unknown): CredentialError {
   return new CredentialError('ERR_CREDENTIALS_IO', 'credential store could not be read', { cause: error })
 }
 
-async function loadSnapshot(paths: StorePaths): Promise<Snapshot> {
-  const { credentials, mappings } = await readSnapshot(paths)
+async function loadSnapshot(paths: StorePaths): Promise<{ snapshot: Snapshot; problems: CredentialError[] }> {
+  const { credentials, mappings, problems } = await readSnapshot(paths)
   const keyed = credentials.map(({ username, meta, key }) => ({
     username,
     identity: meta.identity,
@@ -66,7 +67,7 @@ async function loadSnapshot(paths: StorePaths): Promise<Snapshot> {
     const principal = byUsername.get(mapping.username)
     if (principal !== undefined) oauth.set(pairKey(mapping.issuer, mapping.subject), principal)
   }
-  return { index, oauth }
+  return { snapshot: { index, oauth }, problems }
 }
 
 /**
@@ -74,7 +75,11 @@ async function loadSnapshot(paths: StorePaths): Promise<Snapshot> {
  * use and then re-read whenever the generation file (bumped by every mutation, from any
  * process) changes; it is checked at most every `reloadIntervalMs` on use, sooner when
  * `fs.watch` reports activity, so changes are seen within 2 seconds without a restart.
- * A failed reload keeps the previous snapshot and reports the error.
+ * A damaged credential directory is left out (that credential is refused) and a damaged
+ * `oauth-map.json` counts as no mappings, so the rest of the store, removals and rotations
+ * included, still takes effect; each is reported. A reload that cannot read the store at all
+ * keeps the previous snapshot and reports the error. The first read must be complete: until
+ * then `resolve` throws.
  * Throws `TypeError`/`RangeError` for bad options.
  */
 export function createKeyResolver(options: KeyResolverOptions): KeyResolver {
@@ -94,6 +99,8 @@ export function createKeyResolver(options: KeyResolverOptions): KeyResolver {
   let loadedSignature: string | undefined
   let lastCheck = 0
   let lastError: CredentialError | undefined
+  // Messages of the problems already reported, until a check no longer has them.
+  let reported = new Set<string>()
   let dirty = false
   let closed = false
   let watcher: FSWatcher | undefined
@@ -115,31 +122,48 @@ export function createKeyResolver(options: KeyResolverOptions): KeyResolver {
     }
   }
 
-  function fail(error: CredentialError): void {
-    if (lastError?.message !== error.message) report(error)
-    lastError = error
+  function reportNew(problems: readonly CredentialError[]): void {
+    for (const problem of problems) if (!reported.has(problem.message)) report(problem)
+    reported = new Set(problems.map((problem) => problem.message))
   }
 
   async function check(): Promise<void> {
     lastCheck = Date.now()
     dirty = false
     ensureWatcher()
+    const problems: CredentialError[] = []
     let signature: string | undefined
     try {
       const generation = await readGeneration(paths)
       signature = generation === undefined ? 'none' : `${generation.generation}:${generation.token}`
     } catch (error) {
-      fail(asCredentialError(error))
+      problems.push(asCredentialError(error))
       signature = undefined // unknown: read the store itself
     }
     if (snapshot !== undefined && signature !== undefined && signature === loadedSignature) return
+    let loaded: Awaited<ReturnType<typeof loadSnapshot>>
     try {
-      snapshot = await loadSnapshot(paths)
-      loadedSignature = signature
-      lastError = undefined
+      loaded = await loadSnapshot(paths)
     } catch (error) {
-      fail(asCredentialError(error))
+      // The store could not be read at all: the previous snapshot stays in force.
+      lastError = asCredentialError(error)
+      reportNew([...problems, lastError])
+      return
     }
+    problems.push(...loaded.problems)
+    const [firstProblem] = loaded.problems
+    if (snapshot === undefined && firstProblem !== undefined) {
+      // Never read completely: fail closed rather than start with parts of the store missing.
+      lastError = firstProblem
+      reportNew(problems)
+      return
+    }
+    snapshot = loaded.snapshot
+    // Something left out: keep re-reading the store itself, so a repair (which need not bump the
+    // generation) is picked up.
+    loadedSignature = firstProblem === undefined ? signature : undefined
+    lastError = undefined
+    reportNew(problems)
   }
 
   async function current(): Promise<Snapshot> {

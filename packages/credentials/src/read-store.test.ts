@@ -86,6 +86,30 @@ describe('reading a damaged store', () => {
     expect(snapshot.credentials.map((c) => c.username)).toEqual(['alice'])
   })
 
+  it('reads the rest of the store around a damaged credential directory and oauth-map.json', async () => {
+    const { store, paths, root } = await setup()
+    await store.add('bob', 'read')
+    await store.add('carol', 'full')
+    await store.mapOAuth('https://x.example', 's', 'carol')
+    await writeFile(join(root, 'alice/meta.json'), 'nope')
+    await writeFile(join(root, 'bob/key'), 'short')
+    expect((await readSnapshot(paths)).mappings).toHaveLength(1)
+    await writeFile(join(root, 'oauth-map.json'), '[')
+    const snapshot = await readSnapshot(paths)
+    expect(snapshot.credentials.map((c) => c.username)).toEqual(['carol'])
+    expect(snapshot.mappings).toEqual([])
+    expect(snapshot.problems.map((problem) => problem.code)).toEqual([
+      'ERR_CREDENTIALS_CORRUPT',
+      'ERR_CREDENTIALS_CORRUPT',
+      'ERR_CREDENTIALS_CORRUPT',
+    ])
+    expect(snapshot.problems.map((problem) => problem.message.split(' ')[0])).toEqual([
+      'credentials/alice/meta.json',
+      'credentials/bob/key',
+      'credentials/oauth-map.json',
+    ])
+  })
+
   it('treats a credential that disappears while being read as absent, not corrupt', async () => {
     const { paths, root } = await setup()
     await rm(join(root, 'alice'), { recursive: true })

@@ -137,16 +137,43 @@ export async function readGeneration(paths: StorePaths): Promise<GenerationFile 
   return readJson(paths, paths.generation, GenerationFileSchema, 'generation file')
 }
 
-/** Everything the key resolver needs, read without the lock (every single write is atomic). */
-export async function readSnapshot(
-  paths: StorePaths,
-): Promise<{ credentials: StoredCredential[]; mappings: OAuthMapFile['mappings'] }> {
+/** What {@link readSnapshot} read, and what it had to leave out. */
+export interface StoreSnapshot {
+  readonly credentials: StoredCredential[]
+  /** Empty when `oauth-map.json` could not be read (OAuth then fails closed). */
+  readonly mappings: OAuthMapFile['mappings']
+  /**
+   * One `ERR_CREDENTIALS_CORRUPT`/`ERR_CREDENTIALS_IO` error per credential directory left out
+   * and for an unreadable `oauth-map.json`. Empty when everything was read.
+   */
+  readonly problems: CredentialError[]
+}
+
+/**
+ * Everything the key resolver needs, read without the lock (every single write is atomic). A
+ * damaged credential directory or OAuth mapping file does not stop the rest from loading (so a
+ * removal or rotation elsewhere still takes effect): it is left out and listed in `problems`.
+ * Throws only when the store itself cannot be listed.
+ */
+export async function readSnapshot(paths: StorePaths): Promise<StoreSnapshot> {
   const credentials: StoredCredential[] = []
+  const problems: CredentialError[] = []
   for (const username of await listUsernames(paths)) {
-    const meta = await readMeta(paths, username)
-    const key = meta === undefined ? undefined : await readKey(paths, username)
-    if (meta !== undefined && key !== undefined) credentials.push({ username, meta, key })
+    try {
+      const meta = await readMeta(paths, username)
+      const key = meta === undefined ? undefined : await readKey(paths, username)
+      if (meta !== undefined && key !== undefined) credentials.push({ username, meta, key })
+    } catch (error) {
+      if (!CredentialError.isInstance(error)) throw error
+      problems.push(error)
+    }
   }
-  const { mappings } = await readOAuthMap(paths)
-  return { credentials, mappings }
+  let mappings: OAuthMapFile['mappings'] = []
+  try {
+    mappings = (await readOAuthMap(paths)).mappings
+  } catch (error) {
+    if (!CredentialError.isInstance(error)) throw error
+    problems.push(error)
+  }
+  return { credentials, mappings, problems }
 }
