@@ -14,7 +14,7 @@ import { tempDir } from './cli-process.ts'
 const repo = join(import.meta.dirname, '..', '..', '..')
 const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8')
 const compose = parse(readFileSync(join(repo, 'compose.yaml'), 'utf8')) as {
-  services: { agentgate: { volumes: string[]; environment: Record<string, string>; ports: string[] } }
+  services: { agentgate: { volumes: Volume[]; environment: Record<string, string>; ports: string[] } }
 }
 const service = compose.services.agentgate
 // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal compose variable, not a template
@@ -43,6 +43,11 @@ function envOf(stage: [string, string][]): Record<string, string> {
   return env
 }
 
+/** A compose volume: the short syntax (a string) or the long one (an object). */
+type Volume =
+  | string
+  | { type: string; source: string; target: string; read_only?: boolean; bind?: Record<string, unknown> }
+
 interface Mount {
   host: string
   container: string
@@ -50,6 +55,10 @@ interface Mount {
 }
 
 const mounts: Mount[] = service.volumes.map((spec) => {
+  if (typeof spec !== 'string') {
+    if (spec.type !== 'bind') throw new Error(`unexpected volume type: ${spec.type}`)
+    return { host: spec.source, container: spec.target, readOnly: spec.read_only === true }
+  }
   // `${VAR:-default}/path:/container[:ro]` — the variable's default contains a colon itself.
   const match = /^(\$\{[^}]+\}[^:]*):([^:]+)(?::(ro|rw))?$/.exec(spec)
   if (!match) throw new Error(`unexpected volume syntax: ${spec}`)
@@ -105,6 +114,22 @@ describe('compose.yaml', () => {
       expect([relative, existsSync(onHost)]).toEqual([relative, true])
       const isFile = statSync(onHost).isFile()
       expect([relative, isFile]).toEqual([relative, relative.endsWith('.json')])
+    }
+  })
+
+  it('mounts every file with the long syntax and create_host_path: false (a missing file fails loudly)', () => {
+    const files = service.volumes.filter((v) =>
+      (typeof v === 'string' ? (v.split(':/')[0] ?? '') : v.source).endsWith('.json'),
+    )
+    expect(files.length).toBe(4)
+    for (const volume of files) {
+      expect(typeof volume).toBe('object')
+      if (typeof volume === 'string') continue
+      expect([volume.source, volume.type, volume.bind]).toEqual([
+        volume.source,
+        'bind',
+        { create_host_path: false },
+      ])
     }
   })
 
