@@ -229,6 +229,9 @@ async function configDirChecks(layout: StackLayout): Promise<Check[]> {
   return out
 }
 
+/** The preferences file compose.yaml mounts writable into the container's read-only user directory. */
+const COMPOSE_PREFERENCES_FILE = 'opencode.json'
+
 async function preferencesCheck(layout: StackLayout): Promise<Check> {
   const present: string[] = []
   for (const name of PREFERENCES_FILES)
@@ -236,15 +239,28 @@ async function preferencesCheck(layout: StackLayout): Promise<Check> {
   if (present.length === 0) {
     return check('preferences', 'fail', 'no preferences file in config/assistant/', 'run `agentgate init`')
   }
+  const inForce = present[0]
+  const notMounted =
+    inForce === COMPOSE_PREFERENCES_FILE
+      ? undefined
+      : `compose.yaml mounts config/assistant/${COMPOSE_PREFERENCES_FILE} writable, not ${inForce}: in the container the runtime cannot save preferences${present.includes(COMPOSE_PREFERENCES_FILE) ? '' : ' and the start fails (the mounted file is missing)'}`
   if (present.length > 1) {
     return check(
       'preferences',
       'warn',
-      `the runtime uses ${present[0]}; ${present.slice(1).join(', ')} ${present.length > 2 ? 'are' : 'is'} shadowed`,
-      'merge the files into one and restart the stack',
+      `the runtime uses ${inForce}; ${present.slice(1).join(', ')} ${present.length > 2 ? 'are' : 'is'} shadowed${notMounted ? `; ${notMounted}` : ''}`,
+      `merge the files into one${notMounted ? ` named ${COMPOSE_PREFERENCES_FILE}` : ''} and restart the stack`,
     )
   }
-  return check('preferences', 'ok', `config/assistant/${present[0]}`)
+  if (notMounted) {
+    return check(
+      'preferences',
+      'warn',
+      `the runtime uses config/assistant/${inForce}; ${notMounted}`,
+      `rename it to ${COMPOSE_PREFERENCES_FILE} (as JSON) when you run the image, or change that mount in compose.yaml`,
+    )
+  }
+  return check('preferences', 'ok', `config/assistant/${inForce}`)
 }
 
 function runtimeVersionCheck(layout: StackLayout, config: StackConfig | undefined, io: Io): Check {
