@@ -59,7 +59,7 @@ const typescript: SymbolLanguage = {
     },
     {
       pattern: re(
-        `^\\s*(?:export\\s+)?(?:default\\s+)?(?:declare\\s+)?(?:async\\s+)?function\\s*\\*?\\s*(?<name>${JS_ID})`,
+        `^\\s*(?:export\\s+)?(?:default\\s+)?(?:declare\\s+)?(?:async\\s+)?function\\s*(?:\\*\\s*)?(?<name>${JS_ID})`,
       ),
       kind: 'function',
     },
@@ -74,7 +74,7 @@ const typescript: SymbolLanguage = {
     { pattern: re('^(?:const|let|var)\\s+(?<name>[A-Z][A-Z0-9_]*)\\b'), kind: 'constant' },
     {
       pattern: re(
-        `^\\s*(?:(?:public|private|protected|static|readonly|abstract|override|async|declare|accessor|get|set)\\s+)*\\*?\\s*(?<name>#?${JS_ID})\\s*[?!]?\\s*(?:<[^>]*>)?\\s*\\(`,
+        `^\\s*(?:(?:public|private|protected|static|readonly|abstract|override|async|declare|accessor|get|set)\\s+)*(?:\\*\\s*)?(?<name>#?${JS_ID})\\s*(?:[?!]\\s*)?(?:<[^>]*>\\s*)?\\(`,
       ),
       kind: 'method',
       within: 'class',
@@ -154,6 +154,8 @@ const rust: SymbolLanguage = {
 }
 
 const JAVA_ID = '[A-Za-z_$][\\w$]*'
+/** One space-free piece of a field type (`Map<String,` `Integer>`): pieces are separated by spaces. */
+const JAVA_TYPE_WORD = '[\\w$.<>\\[\\],?]+'
 const JAVA_ANNOTATIONS = '(?:@[\\w.]+(?:\\([^)]*\\))?\\s+)*'
 const JAVA_MODIFIERS =
   '(?:(?:public|protected|private|static|final|abstract|sealed|non-sealed|strictfp|synchronized|native|default|transient|volatile)\\s+)*'
@@ -177,7 +179,7 @@ const java: SymbolLanguage = {
     },
     {
       pattern: re(
-        `^\\s*(?:(?:public|protected|private)\\s+)?(?:static\\s+final|final\\s+static)\\s+[\\w$.<>\\[\\], ?]+?\\s+(?<name>[A-Z][A-Z0-9_]*)\\s*[=;]`,
+        `^\\s*(?:(?:public|protected|private)\\s+)?(?:static\\s+final|final\\s+static)\\s+${JAVA_TYPE_WORD}(?: +${JAVA_TYPE_WORD})*?\\s+(?<name>[A-Z][A-Z0-9_]*)\\s*[=;]`,
       ),
       kind: 'constant',
       within: 'type',
@@ -192,7 +194,9 @@ const java: SymbolLanguage = {
     },
     {
       // A package-private constructor: no modifier and no return type, so demand the body brace.
-      pattern: re(`^\\s*(?<name>[A-Z][\\w$]*)\\s*\\([^)]*\\)\\s*(?:throws\\s+[\\w$.,\\s]+)?\\{\\s*\\}?\\s*$`),
+      pattern: re(
+        `^\\s*(?<name>[A-Z][\\w$]*)\\s*\\([^)]*\\)\\s*(?:throws\\s[\\w$.,\\s]+)?\\{\\s*(?:\\}\\s*)?$`,
+      ),
       kind: 'method',
       within: 'type',
       statementLike: true,
