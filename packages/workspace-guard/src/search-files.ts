@@ -1,4 +1,3 @@
-import { isAllowedComponents } from './check-path.ts'
 import { compareCodeUnits } from './compare-code-units.ts'
 import { createPathMatcher } from './path-matcher.ts'
 import { scanFile } from './scan-file.ts'
@@ -28,12 +27,19 @@ export async function searchFiles(context: SearchContext, request: SearchRequest
   for await (const path of source.paths) {
     if (budget.exhausted()) break
     const rank = matcher(path)
-    if (rank !== undefined && isAllowedComponents(path.split('/'))) ranked.push({ path, rank })
+    // No rule check here: scanFile applies the same one (and the walker already did).
+    if (rank !== undefined) ranked.push({ path, rank })
   }
   if (source.incomplete()) budget.markExhausted()
   ranked.sort(byRank)
   const matches: SearchMatch[] = []
-  for (let start = 0; start < ranked.length && matches.length <= request.limit; start += concurrency) {
+  // The verification opens files too: it stops at the deadline like the listing (and the
+  // search then says truncated).
+  for (
+    let start = 0;
+    start < ranked.length && matches.length <= request.limit && !budget.exhausted();
+    start += concurrency
+  ) {
     const batch = ranked.slice(start, start + concurrency)
     const verified = await Promise.all(
       batch.map(({ path }) => scanFile(root, path, maxBytes, () => [{ path }])),
