@@ -1,7 +1,15 @@
 import { join } from 'node:path'
 import { isAllowedComponents } from './check-path.ts'
 import { decodeText } from './decode-text.ts'
-import { openSafe, readBounded, readLimit, type SafeFile, verifyLocation } from './safe-file.ts'
+import {
+  assertReadableFile,
+  assertReadMatchesStats,
+  openSafe,
+  readBounded,
+  readLimit,
+  type SafeFile,
+  verifyLocation,
+} from './safe-file.ts'
 
 /**
  * Looks at one search candidate with the same checks as `read`, and hands its text to `inspect`.
@@ -28,10 +36,11 @@ export async function scanFile<T>(
     return undefined
   }
   try {
+    // The same file checks as `read` (safe-file.ts); a refusal throws and becomes undefined.
     const { stats } = file
-    if (!stats.isFile() || stats.nlink !== 1 || stats.size > maxBytes) return undefined
+    assertReadableFile(stats, maxBytes)
     const bytes = await readBounded(file.handle, readLimit(stats, maxBytes))
-    if (bytes.length > stats.size) return undefined
+    assertReadMatchesStats(bytes, stats, maxBytes)
     const found = inspect(decodeText(bytes))
     if (found.length === 0) return undefined
     await verifyLocation(root, absolute, file)
