@@ -91,7 +91,12 @@ export function createRipgrepEngine(binary: string, context: EngineContext): Sea
   }
   return {
     listFiles: () => {
-      const run = source(listFilesArgs(context.maxBytes, context.exclude), () => builtin.listFiles())
+      // The fallback is the bare walker: the budget below counts every file once, whichever
+      // source it came from (the built-in listFiles would count each one a second time).
+      const run = source(listFilesArgs(context.maxBytes, context.exclude), () => ({
+        paths: walkFiles(context.root, context.exclude),
+        incomplete: () => false,
+      }))
       return { paths: withinBudget(run.paths, context.budget), incomplete: run.incomplete }
     },
     // Extensions are filtered here rather than with `--glob`s: positive globs slow ripgrep's

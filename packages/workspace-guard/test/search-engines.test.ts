@@ -9,7 +9,7 @@ import {
   NEEDLE,
   RIPGREP,
 } from './helpers/search-fixture.ts'
-import type { WorkspaceFixture } from './helpers/workspace-fixture.ts'
+import { createWorkspaceFixture, type WorkspaceFixture } from './helpers/workspace-fixture.ts'
 
 let fx: WorkspaceFixture
 beforeAll(() => {
@@ -66,6 +66,25 @@ describe('search engines', () => {
     unlinkSync(copy)
     const result = await guard.search({ mode: 'text', query: '--help' })
     expect(result.matches.map((m) => m.path)).toEqual(['docs/cli.md'])
+  })
+
+  it('counts each file once against the file budget after falling back', async () => {
+    const small = createWorkspaceFixture()
+    try {
+      for (const name of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) small.write(name, 'x\n')
+      const copy = join(small.base, 'rg-copy')
+      copyFileSync(RIPGREP, copy)
+      // Exactly enough budget for the four files: counted twice, it ran out after two.
+      const guard = createWorkspaceGuard({ root: small.root, ripgrepPath: copy, fileBudget: 4 })
+      unlinkSync(copy)
+      const result = await guard.search({ mode: 'files', query: '*.txt', limit: 100 })
+      expect(result).toEqual({
+        matches: [{ path: 'a.txt' }, { path: 'b.txt' }, { path: 'c.txt' }, { path: 'd.txt' }],
+        truncated: false,
+      })
+    } finally {
+      small.remove()
+    }
   })
 })
 
