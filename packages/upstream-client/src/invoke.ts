@@ -73,10 +73,12 @@ export function createInvoke(send: Send, redact: Redactor, defaultTimeoutMs: num
       if (controller.signal.reason instanceof Timeout)
         return fail('ERR_UPSTREAM_TIMEOUT', `timed out after ${timeoutMs} ms`, { isRetryable: true })
       if (response?.ok)
-        // The SDK could not read a 2xx body (bad JSON, an HTML fallback page, …).
+        // The SDK could not read a 2xx body (bad JSON, an HTML fallback page, …). Only the
+        // error's name is kept: a JSON.parse message quotes the start of the body, and a 2xx
+        // body can be a config document holding provider API keys.
         return fail('ERR_UPSTREAM_SCHEMA', 'returned an unreadable body', {
           status: response.status,
-          cause: error,
+          cause: new Error(error instanceof Error ? error.name : 'Error'),
           isRetryable: false,
         })
       if (response) return httpError(response.status, error)

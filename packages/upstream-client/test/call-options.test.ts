@@ -49,6 +49,26 @@ describe('per-call options', () => {
     await expect(client().health()).rejects.toMatchObject({ code: 'ERR_UPSTREAM_SCHEMA', status: 200 })
   })
 
+  it('an unreadable 2xx body never reaches the error, not even through the JSON.parse cause', async () => {
+    // JSON.parse quotes the start of a bad body in its message; a config body holds API keys.
+    const key = 'sk-Fk9Q7x'
+    server.use(
+      http.get(
+        fake.url('/config'),
+        () => new HttpResponse(key, { headers: { 'content-type': 'application/json' } }),
+      ),
+    )
+    const error = await client()
+      .getConfig()
+      .catch((reason: unknown) => reason)
+    expect(error).toMatchObject({ code: 'ERR_UPSTREAM_SCHEMA', status: 200 })
+    const texts: string[] = [JSON.stringify(error), String(error)]
+    for (let link: unknown = error; link instanceof Error; link = link.cause)
+      texts.push(link.message, link.stack ?? '', JSON.stringify(link), String(link))
+    expect((error as Error).cause).toBeInstanceOf(Error)
+    for (const text of texts) expect(text).not.toContain(key.slice(3))
+  })
+
   it('an HTML fallback page (the runtime’s SPA for unknown routes) is ERR_UPSTREAM_SCHEMA', async () => {
     server.use(
       http.get(
