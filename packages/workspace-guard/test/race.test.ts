@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWorkspaceGuard, GuardError } from '../src/index.ts'
+import { RIPGREP } from './helpers/search-fixture.ts'
 import { createWorkspaceFixture, type WorkspaceFixture } from './helpers/workspace-fixture.ts'
 
 // Runs in a separate process so the swaps really interleave with the reads' system calls.
@@ -76,7 +77,8 @@ describe('check-then-swap race', () => {
   })
 
   it.each([
-    ['ripgrep', undefined],
+    // The explicit binary: `undefined` would fall back to the built-in engine without rg.
+    ['ripgrep', RIPGREP],
     ['built-in', false as const],
   ])(
     'no search (%s engine) ever returns outside content during the swaps',
