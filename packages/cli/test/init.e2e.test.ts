@@ -94,11 +94,13 @@ describe('agentgate init (built CLI)', () => {
     const managed = JSON.parse(readFileSync(join(dir, 'system/assistant/opencode.json'), 'utf8'))
     expect(managed.agent.remote.permission).toEqual({ '*': 'deny', question: 'allow' })
     expect(Object.keys(managed.agent['remote-read'].permission)[0]).toBe('*')
-    expect(managed.agent['remote-read'].permission).toMatchObject({
-      '*': 'deny',
-      read: 'allow',
-      question: 'allow',
-    })
+    expect(managed.agent['remote-read'].permission).toMatchObject({ '*': 'deny', question: 'allow' })
+    // Reading is allowed except secret files, in this order (the runtime lets the last match win).
+    const readRules = managed.agent['remote-read'].permission.read
+    expect(Object.keys(readRules)[0]).toBe('*')
+    expect(readRules).toMatchObject({ '*': 'allow', '*.env': 'deny', '*.pem': 'deny' })
+    expect(Object.keys(readRules).at(-1)).toBe('*.env.example')
+    expect(managed.agent['remote-read'].permission.grep).toBeUndefined()
     expect(managed.agent['remote-full'].permission).toMatchObject({
       question: 'allow',
       bash: 'ask',

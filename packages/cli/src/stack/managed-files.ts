@@ -6,7 +6,7 @@
 /** The opencode release the stack pins (same as the `opencode-ai` dependency). */
 export const RUNTIME_VERSION = '1.18.33'
 
-import { AGENT_PROFILE_CONFIGS } from '@agentgate/policy'
+import { AGENT_PROFILE_CONFIGS, SECRET_READ_RULES } from '@agentgate/policy'
 
 const SCHEMA = 'https://opencode.ai/config.json'
 
@@ -18,8 +18,9 @@ export const AGENT_PROFILES = {
   ...AGENT_PROFILE_CONFIGS,
   scheduled: {
     mode: 'primary',
-    description: 'Scheduled tasks: unattended, so nothing may ask; read-only tools only',
-    permission: { '*': 'deny', read: 'allow', grep: 'allow', glob: 'allow', list: 'allow', question: 'deny' },
+    description: 'Scheduled tasks: unattended, so nothing may ask; reading non-secret files only',
+    // Same reading rules as the read profile: no secret files, no grep/glob (which cannot exclude them).
+    permission: { '*': 'deny', read: SECRET_READ_RULES, question: 'deny' },
   },
 } as const
 
