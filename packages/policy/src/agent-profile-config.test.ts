@@ -31,23 +31,18 @@ describe('AGENT_PROFILE_CONFIGS', () => {
     expect(allowed).toEqual(['question', 'read'])
   })
 
-  it('the read profile may not read the files the workspace guard denies', () => {
-    const read = AGENT_PROFILE_CONFIGS['remote-read'].permission.read as Record<string, string>
-    const keys = Object.keys(read)
-    // Last match wins: the catch-all allow comes first, the example env file last.
-    expect(keys[0]).toBe('*')
-    expect(keys.at(-1)).toBe('*.env.example')
-    for (const pattern of [
-      '*.env',
-      '*.env.*',
-      '*/.git/*',
-      '*/.ssh/*',
-      '*.pem',
-      '*.key',
-      '*id_rsa*',
-      '*auth.json',
-    ])
-      expect(read[pattern]).toBe('deny')
+  it('no profile may start a subagent, search content or search the web', () => {
+    for (const [name, config] of Object.entries(AGENT_PROFILE_CONFIGS)) {
+      const action = (tool: string): unknown => config.permission[tool] ?? config.permission['*']
+      for (const tool of ['task', 'grep', 'websearch', 'codesearch']) expect([name, tool, action(tool)]).toEqual([name, tool, 'deny'])
+    }
+  })
+
+  it('the full profile asks before fetching from the web; the others cannot fetch at all', () => {
+    expect(AGENT_PROFILE_CONFIGS['remote-full'].permission.webfetch).toBe('ask')
+    expect(AGENT_PROFILE_CONFIGS.remote.permission.webfetch ?? AGENT_PROFILE_CONFIGS.remote.permission['*']).toBe('deny')
+    const read = AGENT_PROFILE_CONFIGS['remote-read'].permission
+    expect(read.webfetch ?? read['*']).toBe('deny')
   })
 
   it('every profile may ask questions, and the full profile asks before shell and edits', () => {

@@ -6,40 +6,6 @@ export type PermissionAction = 'allow' | 'ask' | 'deny'
 export type PermissionRule = PermissionAction | Readonly<Record<string, PermissionAction>>
 export type PermissionMap = Readonly<Record<string, PermissionRule>>
 
-/**
- * Files the agent may not read for a `read` credential, the runtime-side twin of the workspace
- * guard's deny rules: without it the agent could print a file that `gateway.workspace.read`
- * refuses. Patterns match the file path (`*` spans directories); the last match wins, so the
- * example env file is allowed again at the end.
- */
-export const SECRET_READ_RULES: Readonly<Record<string, PermissionAction>> = Object.freeze({
-  '*': 'allow',
-  '*.env': 'deny',
-  '*.env.*': 'deny',
-  '*/.git/*': 'deny',
-  '*/.ssh/*': 'deny',
-  '*/.aws/*': 'deny',
-  '*/.gnupg/*': 'deny',
-  '*/.docker/*': 'deny',
-  '*/.kube/*': 'deny',
-  '*.pem': 'deny',
-  '*.key': 'deny',
-  '*.p12': 'deny',
-  '*.pfx': 'deny',
-  '*id_rsa*': 'deny',
-  '*id_ecdsa*': 'deny',
-  '*id_ed25519*': 'deny',
-  '*auth.json': 'deny',
-  '*.npmrc': 'deny',
-  '*.netrc': 'deny',
-  '*.pgpass': 'deny',
-  '*.git-credentials': 'deny',
-  '*credential*': 'deny',
-  '*secret*': 'deny',
-  '*password*': 'deny',
-  '*.env.example': 'allow',
-})
-
 /** One agent definition as the runtime's `agent.<name>` config expects it. */
 export interface AgentProfileConfig {
   readonly mode: 'primary'
@@ -48,13 +14,21 @@ export interface AgentProfileConfig {
 }
 
 /**
- * The runtime configuration of the gateway's agent profiles: the ONE definition the stack
- * (`agentgate init`) installs and the end-to-end tests run against. Rules are evaluated in
- * order, last match wins, so the wildcard comes first: in `remote` and `remote-read` a tool
- * installed later is denied without any gateway update (spec "Remote sessions and agent
- * profiles" rule 3). Custom agents default to `question: deny`, so every profile that may ask
- * the client a question allows it explicitly. `full` does not bypass the runtime's own
- * permissions: shell and edits ask, and the client's decision is relayed.
+ * The runtime configuration of the gateway's agent profiles, the ONE definition of what each
+ * profile may do. Rules are evaluated in order, last match wins, so the wildcard comes first: in
+ * `remote` and `remote-read` a tool installed later is denied without any gateway update (spec
+ * "Remote sessions and agent profiles" rule 3). Custom agents default to `question: deny`, so
+ * every profile that may ask the client a question allows it explicitly. `full` does not bypass
+ * the runtime's own permissions: shell, edits and web fetches ask, and the client's decision is
+ * relayed.
+ *
+ * `read: 'allow'` is never the whole story: the stack installs these through
+ * `@agentgate/runtime-guard`, which replaces it with the workspace guard's secret-file patterns
+ * and runs the guard itself before every tool call of these agents (symlinks, hard links,
+ * special files, case-insensitive secret names).
+ *
+ * Subagents (`task`) are denied in every profile: a subagent runs with its own agent's
+ * permissions, not the caller's (measured: a `general` subagent ran a shell with no ask).
  */
 export const AGENT_PROFILE_CONFIGS: Readonly<Record<AgentProfile, AgentProfileConfig>> = Object.freeze({
   remote: Object.freeze({
@@ -70,13 +44,25 @@ export const AGENT_PROFILE_CONFIGS: Readonly<Record<AgentProfile, AgentProfileCo
       // grep and glob stay denied: their permission patterns are the search pattern, not the
       // files searched, so a rule cannot keep them out of secret files (measured: grep printed
       // a .env line). The client has the guarded gateway.workspace.search instead.
-      read: SECRET_READ_RULES,
+      read: 'allow',
       question: 'allow',
     }),
   }),
   'remote-full': Object.freeze({
     mode: 'primary',
-    description: 'Gateway full profile: shell and edits ask the client, nothing outside the workspace',
-    permission: Object.freeze({ question: 'allow', bash: 'ask', edit: 'ask', external_directory: 'deny' }),
+    description:
+      'Gateway full profile: shell, edits and web fetches ask the client; no subagents, nothing outside the workspace',
+    permission: Object.freeze({
+      read: 'allow',
+      question: 'allow',
+      bash: 'ask',
+      edit: 'ask',
+      webfetch: 'ask',
+      task: 'deny',
+      grep: 'deny',
+      websearch: 'deny',
+      codesearch: 'deny',
+      external_directory: 'deny',
+    }),
   }),
 })

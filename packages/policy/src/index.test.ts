@@ -13,7 +13,6 @@ describe('package entry', () => {
         'POLICIES',
         'PROMPTS',
         'RESOURCE_TEMPLATES',
-        'SECRET_READ_RULES',
         'TOOLS',
         'agentProfile',
         'allowedDecisions',

@@ -7,7 +7,6 @@ export {
   type PermissionAction,
   type PermissionMap,
   type PermissionRule,
-  SECRET_READ_RULES,
 } from './agent-profile-config.ts'
 /** The spec's capability table as data, and lookups on it. */
 export {

@@ -1,4 +1,5 @@
-import { AGENT_PROFILE_CONFIGS } from '@agentgate/policy'
+import type { AgentProfileConfig } from '@agentgate/policy'
+import { runtimeAgentProfiles } from '@agentgate/runtime-guard'
 
 /** A JSON object (opencode config fragment). */
 export type JsonObject = { [key: string]: unknown }
@@ -9,12 +10,13 @@ export const FAKE_PROVIDER_ID = 'fake'
 export const FAKE_MODEL_ID = 'fake-1'
 
 /**
- * The gateway's agent profiles exactly as the stack installs them (`@agentgate/policy`), plus
- * the `guarded` test agent. Permission keys are evaluated in order with the last match winning,
- * so the wildcard comes first. Custom agents default to `question: deny`, hence the explicit allow.
+ * The gateway's agent profiles exactly as the stack installs them (`@agentgate/runtime-guard`'s
+ * `runtimeAgentProfiles`: the policy's profiles with the guard's secret-file rules, and the
+ * scheduler's), plus the `guarded` test agent. Permission keys are evaluated in order with the
+ * last match winning, so the wildcard comes first. Custom agents default to `question: deny`, hence the explicit allow.
  */
 export const AGENT_PROFILES = {
-  ...AGENT_PROFILE_CONFIGS,
+  ...(runtimeAgentProfiles() as Record<'remote' | 'remote-read' | 'remote-full' | 'scheduled', AgentProfileConfig>),
   guarded: {
     mode: 'primary',
     description: 'Test agent: bash and edits ask for permission',

@@ -51,6 +51,8 @@ export interface SandboxOptions {
   user?: ProcessUser
   /** `git init` the workspace (as the runtime user). */
   gitInit?: boolean
+  /** Local plugins: file name → source, written to `<configDir>/plugins/` (read-only like the rest). */
+  plugins?: Readonly<Record<string, string>>
 }
 
 /**
@@ -81,10 +83,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const globalConfigDir = join(sandbox.configHome, 'opencode')
   mkdirSync(globalConfigDir, { recursive: true })
   writeFileSync(join(sandbox.configDir, 'opencode.json'), `${JSON.stringify(options.config, null, 2)}\n`)
+  const pluginsDir = join(sandbox.configDir, 'plugins')
+  const plugins = Object.entries(options.plugins ?? {})
+  if (plugins.length > 0) mkdirSync(pluginsDir, { mode: 0o755 })
+  for (const [name, source] of plugins) writeFileSync(join(pluginsDir, name), source, { mode: 0o444 })
 
   const writable = [sandbox.home, sandbox.dataHome, sandbox.stateHome, sandbox.cacheHome, sandbox.tmp]
   if (!options.workspace) writable.push(sandbox.workspace)
   const readOnly = [sandbox.configHome, globalConfigDir, sandbox.configDir, sandbox.managedConfigDir]
+  if (plugins.length > 0) readOnly.push(pluginsDir)
   const { user } = options
   if (user) {
     // Root-owned 0755 config dirs and 0644 files: readable, not writable, for the runtime user.

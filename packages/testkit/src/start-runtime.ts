@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
+import { bundledPluginPath, PLUGIN_WRAPPER_FILE, pluginWrapperSource } from '@agentgate/runtime-guard'
 import { assertReachable } from './check-access.ts'
 import { TestkitError } from './errors.ts'
 import { type ExitWatch, terminate, watchExit } from './exit-watch.ts'
@@ -52,6 +53,11 @@ export interface RuntimeOptions {
   echoLogs?: boolean
   /** Path of the opencode binary; default {@link resolveOpencodeBinary}. */
   binary?: string
+  /**
+   * Install the runtime guard plugin (`@agentgate/runtime-guard`) in the config dir, as the
+   * stack does; default true. Only a test that proves what happens WITHOUT it turns it off.
+   */
+  runtimeGuard?: boolean
 }
 
 /** A running opencode server. See {@link startRuntime}. */
@@ -116,6 +122,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const tempParent = options.tempParent ?? tmpdir()
     assertReachable(tempParent, user, 'temp parent dir')
     if (options.workspace) assertReachable(options.workspace, user, 'workspace')
+    if (options.runtimeGuard !== false) assertReachable(bundledPluginPath(), user, 'runtime guard plugin')
     binary = stageBinaryFor(binary, user, tempParent)
   }
   const username = options.username ?? 'gateway'
@@ -127,6 +134,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(user ? { user } : {}),
     gitInit: options.gitInit ?? false,
+    ...(options.runtimeGuard !== false && {
+      plugins: { [PLUGIN_WRAPPER_FILE]: pluginWrapperSource(bundledPluginPath()) },
+    }),
   })
   const env = buildRuntimeEnv({ sandbox, username, password, ...(options.env ? { extra: options.env } : {}) })
   const echo = options.echoLogs ?? process.env.TESTKIT_RUNTIME_LOGS === '1'

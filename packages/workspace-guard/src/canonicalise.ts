@@ -11,7 +11,7 @@ import { componentsInsideRoot } from './inside-root.ts'
  * found" is honest; past a symlink the missing part may be outside the root, and saying "not
  * found" there would reveal what exists outside. So that case is denied.
  */
-async function missingOrDenied(root: string, components: readonly string[]): Promise<GuardError> {
+export async function missingOrDenied(root: string, components: readonly string[]): Promise<GuardError> {
   let current = root
   for (const component of components) {
     current = join(current, component)

@@ -191,3 +191,15 @@ export const DENIED_NAME_PATTERNS: readonly RegExp[] = [
 
 /** Keys that would match a rule above but are explicitly allowed. */
 export const ALLOWED_NAMES: readonly string[] = ['.env.example']
+
+/** Every list above in one frozen object (exported by the package as `DENY_LIST`). */
+export const DENY_LIST = Object.freeze({
+  vcsDirectories: VCS_DIRECTORIES,
+  credentialDirectories: CREDENTIAL_DIRECTORIES,
+  deniedPairs: DENIED_PAIRS,
+  deniedNames: DENIED_NAMES,
+  deniedFileNames: DENIED_FILE_NAMES,
+  deniedSuffixes: DENIED_SUFFIXES,
+  deniedSubstrings: DENIED_SUBSTRINGS,
+  allowedNames: ALLOWED_NAMES,
+})

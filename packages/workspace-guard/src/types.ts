@@ -5,6 +5,28 @@ export type CheckResult =
   | { readonly ok: true; readonly path: string }
   | { readonly ok: false; readonly code: GuardErrorCode; readonly message: string }
 
+/**
+ * What a tool wants to do with a path (see {@link WorkspaceGuard.inspect}): `read` a file or a
+ * directory's entries, `list` a directory, `write` (create, replace or edit) a file.
+ */
+export type TargetAccess = 'read' | 'list' | 'write'
+
+/**
+ * Result of {@link WorkspaceGuard.inspect}: the canonical target a tool must use, or why the path
+ * is refused (same fixed codes and messages as `read`; never a path).
+ */
+export type InspectResult =
+  | {
+      readonly ok: true
+      /** Canonical path relative to the root (`''` for the root itself). */
+      readonly path: string
+      /** Canonical absolute path: hand THIS to the tool, not the path it was given. */
+      readonly absolute: string
+      /** `missing` only for `write`: the file does not exist yet. */
+      readonly kind: 'file' | 'directory' | 'missing'
+    }
+  | { readonly ok: false; readonly code: GuardErrorCode; readonly message: string }
+
 /** Options of `createWorkspaceGuard`; validated once, when the guard is created. */
 export interface WorkspaceGuardOptions {
   /** Absolute path of an existing directory; canonicalised once (realpath) at creation. */
@@ -101,6 +123,13 @@ export interface SearchResult {
 export interface WorkspaceGuard {
   /** The pure path rules (no I/O). */
   check(path: string): CheckResult
+  /**
+   * Decides whether another tool may touch `path` (relative to the root; `.` is the root) for
+   * `access`, following symlinks to their canonical target, which must stay inside the root and be
+   * allowed by the rules; refuses special and hard-linked files, and files over `maxBytes` for
+   * `read`. Opens nothing and never throws for untrusted input.
+   */
+  inspect(path: string, access: TargetAccess): Promise<InspectResult>
   /** Reads one text file under the root. Throws {@link GuardError}. */
   read(path: string): Promise<ReadResult>
   /** Bounded search whose every result passed the same checks as `read`. Throws {@link GuardError}. */

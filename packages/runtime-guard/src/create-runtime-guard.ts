@@ -1,0 +1,116 @@
+import { realpathSync } from 'node:fs'
+import { createWorkspaceGuard, type WorkspaceGuard } from '@agentgate/workspace-guard'
+import type { LookupAll } from './fetch-target.ts'
+import { GUARDED_AGENTS } from './guarded-profiles.ts'
+import { enforceToolCall } from './tool-rules.ts'
+
+/** What the runtime hands a plugin function (the parts this plugin reads). */
+export interface PluginInput {
+  readonly directory: string
+  readonly worktree?: string
+}
+
+/** The hooks this plugin registers (opencode 1.18.33 plugin hook shapes). */
+export interface RuntimeGuardHooks {
+  'chat.params': (input: { sessionID: string; agent: string }, output: unknown) => Promise<void>
+  'tool.execute.before': (
+    input: { tool: string; sessionID: string; callID: string },
+    output: { args: Record<string, unknown> },
+  ) => Promise<void>
+  'shell.env': (input: { cwd: string; sessionID?: string }, output: { env: Record<string, string> }) => Promise<void>
+}
+
+/** A runtime plugin: called once per workspace instance. */
+export type RuntimeGuardPlugin = (input: PluginInput) => Promise<RuntimeGuardHooks>
+
+export interface RuntimeGuardOptions {
+  /** Agents whose tool calls are guarded. Default: the gateway's profiles and `scheduled`. */
+  readonly guardedAgents?: readonly string[]
+  /** Largest file a guarded agent may read, in bytes. Default 10 MiB. */
+  readonly maxReadBytes?: number
+  /**
+   * Environment variables removed from the runtime process when the plugin loads, so that no
+   * tool it runs (shell, formatters, language servers) inherits them. Default: the native
+   * server password. The runtime reads it once, at start, before any plugin loads.
+   */
+  readonly secretEnv?: readonly string[]
+  /** The environment to clean (default `process.env`). */
+  readonly env?: Record<string, string | undefined>
+  /** DNS lookup for the fetch check (default: the system resolver). */
+  readonly lookup?: LookupAll
+  /** Most sessions whose agent is remembered; the oldest is forgotten (and then guarded). */
+  readonly maxSessions?: number
+}
+
+/** Environment variables that hold the runtime's own secrets. */
+export const RUNTIME_SECRET_ENV: readonly string[] = Object.freeze(['OPENCODE_SERVER_PASSWORD'])
+
+const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024
+const DEFAULT_MAX_SESSIONS = 10_000
+
+/**
+ * The runtime guard: a native plugin of the agent runtime that holds every tool call of the
+ * gateway's agents to the workspace guard's rules. The runtime matches its own permission
+ * patterns against the path as the model wrote it; this plugin resolves the target (symlinks,
+ * hard links, special files, secret names case-insensitively), refuses what the gateway's own
+ * `workspace.read` would refuse, and hands the tool the canonical path it approved.
+ *
+ * A session is guarded when any model request of it ran one of `guardedAgents`, or when no
+ * model request of it was seen (fail closed): trusted native sessions with their own agents
+ * keep the runtime's normal behaviour.
+ *
+ * @throws TypeError for invalid options.
+ */
+export function createRuntimeGuard(options: RuntimeGuardOptions = {}): RuntimeGuardPlugin {
+  const guarded = new Set(options.guardedAgents ?? GUARDED_AGENTS)
+  const maxBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new TypeError('maxReadBytes must be a positive integer')
+  if (!Number.isSafeInteger(maxSessions) || maxSessions < 1)
+    throw new TypeError('maxSessions must be a positive integer')
+  const secretEnv = [...(options.secretEnv ?? RUNTIME_SECRET_ENV)]
+  const env = options.env ?? process.env
+
+  return async (input) => {
+    for (const name of secretEnv) delete env[name]
+    const directory = input.directory
+    let guard: WorkspaceGuard | undefined
+    let root = directory
+    // sessionID → guarded? Once a session has run a guarded agent it stays guarded: the runtime
+    // also reports its hidden helper agents (title, summary) for the same session, and those
+    // must not turn the guard off.
+    const sessions = new Map<string, boolean>()
+
+    const workspace = (): { guard: WorkspaceGuard; root: string } => {
+      if (guard === undefined) {
+        root = realpathSync(directory)
+        guard = createWorkspaceGuard({ root, maxBytes, ripgrepPath: false })
+      }
+      return { guard, root }
+    }
+
+    return {
+      async 'chat.params'(params) {
+        const isGuarded = sessions.get(params.sessionID) === true || guarded.has(params.agent)
+        // Re-inserted so the map's order is least recently used first.
+        sessions.delete(params.sessionID)
+        sessions.set(params.sessionID, isGuarded)
+        if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value as string)
+      },
+      async 'tool.execute.before'(call, output) {
+        if (sessions.get(call.sessionID) === false) return
+        const { guard: g, root: r } = workspace()
+        await enforceToolCall(
+          { guard: g, directory, root: r, ...(options.lookup && { lookup: options.lookup }) },
+          call.tool,
+          output.args,
+        )
+      },
+      async 'shell.env'(_call, output) {
+        // Belt and braces: the variables are gone from the process already; a value set here
+        // would override one that reappeared.
+        for (const name of secretEnv) if (env[name] !== undefined) output.env[name] = ''
+      },
+    }
+  }
+}
