@@ -201,7 +201,9 @@ export const PermissionRequestSchema = z.looseObject({
   patterns: z.array(z.string()),
   metadata: metadata.optional(),
   always: z.array(z.string()).optional(),
-  tool: z.looseObject({ messageID: z.string(), callID: z.string() }).optional(),
+  // null for asks the runtime raises outside a tool call (measured: `doom_loop` after three
+  // identical calls of an unavailable tool). One such ask must not make the whole list unreadable.
+  tool: z.looseObject({ messageID: z.string(), callID: z.string() }).nullish(),
 })
 export type PermissionRequest = z.infer<typeof PermissionRequestSchema>
 
@@ -220,7 +222,7 @@ export const QuestionRequestSchema = z.looseObject({
   id: z.string(),
   sessionID: z.string(),
   questions: z.array(QuestionInfoSchema),
-  tool: z.looseObject({ messageID: z.string(), callID: z.string() }).optional(),
+  tool: z.looseObject({ messageID: z.string(), callID: z.string() }).nullish(),
 })
 export type QuestionRequest = z.infer<typeof QuestionRequestSchema>
 
