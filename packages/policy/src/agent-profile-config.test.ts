@@ -34,13 +34,16 @@ describe('AGENT_PROFILE_CONFIGS', () => {
   it('no profile may start a subagent, search content or search the web', () => {
     for (const [name, config] of Object.entries(AGENT_PROFILE_CONFIGS)) {
       const action = (tool: string): unknown => config.permission[tool] ?? config.permission['*']
-      for (const tool of ['task', 'grep', 'websearch', 'codesearch']) expect([name, tool, action(tool)]).toEqual([name, tool, 'deny'])
+      for (const tool of ['task', 'grep', 'websearch', 'codesearch'])
+        expect([name, tool, action(tool)]).toEqual([name, tool, 'deny'])
     }
   })
 
   it('the full profile asks before fetching from the web; the others cannot fetch at all', () => {
     expect(AGENT_PROFILE_CONFIGS['remote-full'].permission.webfetch).toBe('ask')
-    expect(AGENT_PROFILE_CONFIGS.remote.permission.webfetch ?? AGENT_PROFILE_CONFIGS.remote.permission['*']).toBe('deny')
+    expect(
+      AGENT_PROFILE_CONFIGS.remote.permission.webfetch ?? AGENT_PROFILE_CONFIGS.remote.permission['*'],
+    ).toBe('deny')
     const read = AGENT_PROFILE_CONFIGS['remote-read'].permission
     expect(read.webfetch ?? read['*']).toBe('deny')
   })
