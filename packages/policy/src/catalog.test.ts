@@ -37,6 +37,7 @@ describe('catalog', () => {
       expect(isSubset(promptsFor(lower), promptsFor(higher))).toBe(true)
       expect(isSubset(capabilitiesFor(lower), capabilitiesFor(higher))).toBe(true)
       expect(isSubset(allowedDecisions(lower), allowedDecisions(higher))).toBe(true)
+      expect(isSubset(allowedDecisions(lower, 'webfetch'), allowedDecisions(higher, 'webfetch'))).toBe(true)
       // Strictly: each step up adds something.
       expect(toolsFor(higher).length).toBeGreaterThan(toolsFor(lower).length)
     }

@@ -10,6 +10,7 @@ describe('package entry', () => {
         'AGENT_PROFILE_CONFIGS',
         'CAPABILITIES',
         'CAPABILITY_TABLE',
+        'ONCE_ONLY_PERMISSIONS',
         'POLICIES',
         'PROMPTS',
         'RESOURCE_TEMPLATES',

@@ -19,11 +19,12 @@ export {
 } from './capabilities.ts'
 /** The names a policy's MCP catalog offers. */
 export { type Catalog, catalogFor } from './catalog.ts'
-/** Permission decisions: approval for `full` only, rejection for every policy. */
+/** Permission decisions: approval for `full` only (never "always" for webfetch), rejection for every policy. */
 export {
   allowedDecisions,
   canApprove,
   isDecisionAllowed,
+  ONCE_ONLY_PERMISSIONS,
   type PermissionDecision,
 } from './permission-decisions.ts'
 /** The policies `chat`, `read`, `full` and their parsing. */

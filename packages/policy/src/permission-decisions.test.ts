@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { allowedDecisions, canApprove, isDecisionAllowed } from './permission-decisions.ts'
+import {
+  allowedDecisions,
+  canApprove,
+  isDecisionAllowed,
+  ONCE_ONLY_PERMISSIONS,
+} from './permission-decisions.ts'
 
 describe('permission decisions', () => {
   it('lets full approve and nobody else', () => {
@@ -11,13 +16,33 @@ describe('permission decisions', () => {
   })
 
   it.each([
-    ['chat', ['reject']],
-    ['read', ['reject']],
-    ['full', ['once', 'always', 'reject']],
-  ] as const)('allows %s the decisions %j', (policy, decisions) => {
-    expect(allowedDecisions(policy)).toEqual(decisions)
+    ['chat', undefined, ['reject']],
+    ['read', undefined, ['reject']],
+    ['full', undefined, ['once', 'always', 'reject']],
+    ['chat', 'bash', ['reject']],
+    ['full', 'bash', ['once', 'always', 'reject']],
+    ['full', 'edit', ['once', 'always', 'reject']],
+    ['chat', 'webfetch', ['reject']],
+    ['read', 'webfetch', ['reject']],
+    ['full', 'webfetch', ['once', 'reject']],
+    // Exact names only: nothing else is once-only by resemblance.
+    ['full', 'WebFetch', ['once', 'always', 'reject']],
+    ['full', 'webfetch ', ['once', 'always', 'reject']],
+  ] as const)('allows %s on a %s ask the decisions %j', (policy, permission, decisions) => {
+    expect(allowedDecisions(policy, permission)).toEqual(decisions)
     for (const decision of ['once', 'always', 'reject']) {
-      expect(isDecisionAllowed(policy, decision)).toBe((decisions as readonly string[]).includes(decision))
+      expect(isDecisionAllowed(policy, decision, permission)).toBe(
+        (decisions as readonly string[]).includes(decision),
+      )
+    }
+  })
+
+  it('never offers "always" for a once-only permission', () => {
+    expect(ONCE_ONLY_PERMISSIONS).toEqual(['webfetch'])
+    expect(Object.isFrozen(ONCE_ONLY_PERMISSIONS)).toBe(true)
+    for (const permission of ONCE_ONLY_PERMISSIONS) {
+      expect(allowedDecisions('full', permission)).not.toContain('always')
+      expect(isDecisionAllowed('full', 'always', permission)).toBe(false)
     }
   })
 
@@ -26,6 +51,12 @@ describe('permission decisions', () => {
       expect(isDecisionAllowed('full', decision)).toBe(false)
     }
     expect(isDecisionAllowed('root' as never, 'reject')).toBe(false)
+    expect(isDecisionAllowed('root' as never, 'once', 'bash')).toBe(false)
     expect(() => allowedDecisions('root' as never)).toThrow(TypeError)
+    expect(() => allowedDecisions('root' as never, 'webfetch')).toThrow(TypeError)
+  })
+
+  it('returns frozen lists', () => {
+    expect(Object.isFrozen(allowedDecisions('full', 'webfetch'))).toBe(true)
   })
 })
