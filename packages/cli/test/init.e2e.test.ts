@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { PLUGIN_WRAPPER_FILE, pluginWrapperSource } from '@agentgate/runtime-guard'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, tempDir } from './cli-process.ts'
 
@@ -99,14 +100,22 @@ describe('agentgate init (built CLI)', () => {
     const readRules = managed.agent['remote-read'].permission.read
     expect(Object.keys(readRules)[0]).toBe('*')
     expect(readRules).toMatchObject({ '*': 'allow', '*.env': 'deny', '*.pem': 'deny' })
-    expect(Object.keys(readRules).at(-1)).toBe('*.env.example')
+    expect(Object.keys(readRules).at(-1)).toBe('*/.env.example')
     expect(managed.agent['remote-read'].permission.grep).toBeUndefined()
     expect(managed.agent['remote-full'].permission).toMatchObject({
       question: 'allow',
       bash: 'ask',
       edit: 'ask',
+      webfetch: 'ask',
+      task: 'deny',
+      grep: 'deny',
       external_directory: 'deny',
+      read: readRules,
     })
+    // The runtime guard's wrapper: release text, read-only, loaded from plugins/.
+    const wrapper = join(dir, 'system/assistant/plugins', PLUGIN_WRAPPER_FILE)
+    expect(readFileSync(wrapper, 'utf8')).toBe(pluginWrapperSource())
+    expect(mode(wrapper)).toBe('444')
     expect(managed.agent.scheduled.permission['*']).toBe('deny')
     const instructions = readFileSync(join(dir, 'system/assistant/instructions/agentgate.md'), 'utf8')
     expect(instructions).toMatch(/untrusted/)

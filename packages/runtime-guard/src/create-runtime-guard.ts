@@ -17,7 +17,10 @@ export interface RuntimeGuardHooks {
     input: { tool: string; sessionID: string; callID: string },
     output: { args: Record<string, unknown> },
   ) => Promise<void>
-  'shell.env': (input: { cwd: string; sessionID?: string }, output: { env: Record<string, string> }) => Promise<void>
+  'shell.env': (
+    input: { cwd: string; sessionID?: string },
+    output: { env: Record<string, string> },
+  ) => Promise<void>
 }
 
 /** A runtime plugin: called once per workspace instance. */
@@ -65,7 +68,8 @@ export function createRuntimeGuard(options: RuntimeGuardOptions = {}): RuntimeGu
   const guarded = new Set(options.guardedAgents ?? GUARDED_AGENTS)
   const maxBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new TypeError('maxReadBytes must be a positive integer')
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
+    throw new TypeError('maxReadBytes must be a positive integer')
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1)
     throw new TypeError('maxSessions must be a positive integer')
   const secretEnv = [...(options.secretEnv ?? RUNTIME_SECRET_ENV)]

@@ -34,7 +34,6 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96], // IPv4-mapped: blocked as a whole (no ordinary site needs it)
   ['64:ff9b::', 96], // NAT64 can reach any IPv4 address
   ['100::', 64],
   ['2001:db8::', 32],
@@ -44,6 +43,8 @@ for (const [network, prefix] of [
   ['ff00::', 8],
 ] as const)
   BLOCKED.addSubnet(network, prefix, 'ipv6')
+// No rule for IPv4-mapped IPv6 (::ffff:0:0/96): BlockList checks a mapped address against the
+// IPv4 rules above, and such a rule would also match EVERY plain IPv4 address.
 
 /** True when `address` (an IP literal) is in a blocked range. */
 export function isBlockedAddress(address: string): boolean {
@@ -64,7 +65,10 @@ const defaultLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true, 
  * is not covered here; no address in the blocked ranges is reachable through a literal or a
  * stable name.
  */
-export async function checkFetchTarget(url: unknown, lookup: LookupAll = defaultLookup): Promise<FetchVerdict> {
+export async function checkFetchTarget(
+  url: unknown,
+  lookup: LookupAll = defaultLookup,
+): Promise<FetchVerdict> {
   if (typeof url !== 'string') return { ok: false, reason: 'a URL is required' }
   let parsed: URL
   try {

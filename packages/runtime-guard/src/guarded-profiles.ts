@@ -45,7 +45,8 @@ export function secretReadPatterns(): Readonly<Record<string, PermissionAction>>
   for (const suffix of DENY_LIST.deniedSuffixes) deny(`*${suffix}`)
   for (const needle of DENY_LIST.deniedSubstrings) deny(`*${needle}*`)
   // Common spellings of the name patterns the permission syntax cannot express.
-  for (const pattern of ['*_rsa', '*_dsa', '*_ecdsa', '*_ed25519', '*/.env.*', '*/.env-*', '*/.env_*']) deny(pattern)
+  for (const pattern of ['*_rsa', '*_dsa', '*_ecdsa', '*_ed25519', '*/.env.*', '*/.env-*', '*/.env_*'])
+    deny(pattern)
   for (const name of DENY_LIST.allowedNames) rules[`*/${name}`] = 'allow'
   return Object.freeze(rules)
 }

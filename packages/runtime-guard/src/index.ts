@@ -22,7 +22,13 @@ export {
   SCHEDULED_PROFILE,
   secretReadPatterns,
 } from './guarded-profiles.ts'
+/** The managed directory's plugin wrapper and the bundled module it imports. */
+export {
+  bundledPluginPath,
+  PLUGIN_WRAPPER_FILE,
+  pluginWrapperSource,
+  RUNTIME_GUARD_EXIT_CODE,
+  RUNTIME_GUARD_MODULE_ENV,
+} from './plugin-wrapper.ts'
 /** What the guard does with each tool, and the error a refused call gets. */
 export { enforceToolCall, TOOL_RULES, ToolRefusedError, type ToolRule } from './tool-rules.ts'
-/** The managed directory's plugin wrapper and the bundled module it imports. */
-export { bundledPluginPath, PLUGIN_WRAPPER_FILE, pluginWrapperSource } from './plugin-wrapper.ts'

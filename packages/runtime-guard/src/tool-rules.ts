@@ -111,7 +111,12 @@ export async function enforceToolCall(
 }
 
 /** The canonical absolute target of `value` (absolute, or relative to the instance directory). */
-async function approve(ctx: EnforceContext, tool: string, value: string, access: TargetAccess): Promise<string> {
+async function approve(
+  ctx: EnforceContext,
+  tool: string,
+  value: string,
+  access: TargetAccess,
+): Promise<string> {
   const inside = insideRoot(ctx, value)
   if (inside === undefined) throw refuse(tool, 'the path is outside the workspace')
   const verdict = await ctx.guard.inspect(inside === '' ? '.' : inside, access)
@@ -120,7 +125,10 @@ async function approve(ctx: EnforceContext, tool: string, value: string, access:
 }
 
 /** The path relative to the workspace root, or undefined when it lies outside (lexically). */
-export function insideRoot(ctx: Pick<EnforceContext, 'directory' | 'root'>, value: string): string | undefined {
+export function insideRoot(
+  ctx: Pick<EnforceContext, 'directory' | 'root'>,
+  value: string,
+): string | undefined {
   if (value.includes('\0')) return undefined
   const absolute = resolve(ctx.directory, value)
   for (const base of new Set([ctx.directory, ctx.root])) {

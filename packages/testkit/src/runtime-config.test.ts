@@ -18,10 +18,12 @@ describe('buildRuntimeConfig', () => {
 
   it('defines the gateway profiles with the wildcard first (last matching rule wins)', () => {
     const { agent } = buildRuntimeConfig('http://x/v1') as { agent: typeof AGENT_PROFILES }
-    expect(Object.keys(agent)).toEqual(['remote', 'remote-read', 'remote-full', 'guarded'])
+    expect(Object.keys(agent)).toEqual(['remote', 'remote-read', 'remote-full', 'scheduled', 'guarded'])
     expect(Object.keys(agent.remote.permission)[0]).toBe('*')
     expect(Object.keys(agent['remote-read'].permission)[0]).toBe('*')
-    for (const profile of Object.values(agent)) expect(profile.permission.question).toBe('allow')
+    // Every profile a client drives may ask; the unattended scheduled profile may not.
+    for (const [name, profile] of Object.entries(agent))
+      expect([name, profile.permission.question]).toEqual([name, name === 'scheduled' ? 'deny' : 'allow'])
     expect(agent['remote-full'].permission).toMatchObject({ bash: 'ask', edit: 'ask' })
   })
 

@@ -16,7 +16,10 @@ export const FAKE_MODEL_ID = 'fake-1'
  * last match winning, so the wildcard comes first. Custom agents default to `question: deny`, hence the explicit allow.
  */
 export const AGENT_PROFILES = {
-  ...(runtimeAgentProfiles() as Record<'remote' | 'remote-read' | 'remote-full' | 'scheduled', AgentProfileConfig>),
+  ...(runtimeAgentProfiles() as Record<
+    'remote' | 'remote-read' | 'remote-full' | 'scheduled',
+    AgentProfileConfig
+  >),
   guarded: {
     mode: 'primary',
     description: 'Test agent: bash and edits ask for permission',

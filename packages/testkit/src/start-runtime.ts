@@ -1,7 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
-import { bundledPluginPath, PLUGIN_WRAPPER_FILE, pluginWrapperSource } from '@agentgate/runtime-guard'
+import {
+  bundledPluginPath,
+  PLUGIN_WRAPPER_FILE,
+  pluginWrapperSource,
+  RUNTIME_GUARD_MODULE_ENV,
+} from '@agentgate/runtime-guard'
 import { assertReachable } from './check-access.ts'
 import { TestkitError } from './errors.ts'
 import { type ExitWatch, terminate, watchExit } from './exit-watch.ts'
@@ -135,10 +140,11 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     ...(user ? { user } : {}),
     gitInit: options.gitInit ?? false,
     ...(options.runtimeGuard !== false && {
-      plugins: { [PLUGIN_WRAPPER_FILE]: pluginWrapperSource(bundledPluginPath()) },
+      plugins: { [PLUGIN_WRAPPER_FILE]: pluginWrapperSource() },
     }),
   })
-  const env = buildRuntimeEnv({ sandbox, username, password, ...(options.env ? { extra: options.env } : {}) })
+  const guardEnv = options.runtimeGuard !== false ? { [RUNTIME_GUARD_MODULE_ENV]: bundledPluginPath() } : {}
+  const env = buildRuntimeEnv({ sandbox, username, password, extra: { ...guardEnv, ...options.env } })
   const echo = options.echoLogs ?? process.env.TESTKIT_RUNTIME_LOGS === '1'
   const cleanup = (): void => {
     if (!options.keep) removeSandbox(sandbox)

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PLUGIN_WRAPPER_FILE } from '@agentgate/runtime-guard'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RuntimeHandle, type Stack, startRuntime, startStack, step, waitFor } from '../src/index.ts'
 import { type RegistryRecorder, startRegistryRecorder } from './npm-registry-recorder.ts'
@@ -244,7 +245,8 @@ describe('startRuntime against the real opencode binary', { timeout: 60_000 }, (
   // starts its background install (see the control test below for how fast it shows up).
   it('never installs npm packages into the config dirs and asks no registry', () => {
     const { sandbox } = runtime
-    expect(readdirSync(sandbox.configDir)).toEqual(['opencode.json'])
+    expect(readdirSync(sandbox.configDir)).toEqual(['opencode.json', 'plugins'])
+    expect(readdirSync(join(sandbox.configDir, 'plugins'))).toEqual([PLUGIN_WRAPPER_FILE])
     expect(readdirSync(join(sandbox.configHome, 'opencode'))).toEqual([])
     expect(readdirSync(sandbox.managedConfigDir)).toEqual([])
     expect(existsSync(join(sandbox.home, '.npm'))).toBe(false)

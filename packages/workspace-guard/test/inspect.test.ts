@@ -64,7 +64,12 @@ describe('inspect for read', () => {
   })
 
   it('accepts the root and directories inside it', async () => {
-    expect(await guard.inspect('.', 'read')).toEqual({ ok: true, path: '', absolute: root, kind: 'directory' })
+    expect(await guard.inspect('.', 'read')).toEqual({
+      ok: true,
+      path: '',
+      absolute: root,
+      kind: 'directory',
+    })
     expect(await guard.inspect('', 'list')).toMatchObject({ ok: true, kind: 'directory' })
     expect(await guard.inspect('notes', 'list')).toMatchObject({ ok: true, path: 'notes', kind: 'directory' })
   })
@@ -95,7 +100,10 @@ describe('inspect for read', () => {
   })
 
   it('says not found for a missing file reached without a symlink', async () => {
-    expect(await guard.inspect('src/nope.ts', 'read')).toMatchObject({ ok: false, code: 'ERR_GUARD_NOT_FOUND' })
+    expect(await guard.inspect('src/nope.ts', 'read')).toMatchObject({
+      ok: false,
+      code: 'ERR_GUARD_NOT_FOUND',
+    })
   })
 
   it('refuses a file over the size limit for reading', async () => {
@@ -103,7 +111,10 @@ describe('inspect for read', () => {
   })
 
   it('list refuses a file (only directories are listed)', async () => {
-    expect(await guard.inspect('src/index.ts', 'list')).toMatchObject({ ok: false, code: 'ERR_GUARD_NOT_FOUND' })
+    expect(await guard.inspect('src/index.ts', 'list')).toMatchObject({
+      ok: false,
+      code: 'ERR_GUARD_NOT_FOUND',
+    })
   })
 
   it('answers invalid input with ERR_GUARD_INVALID and never throws', async () => {
@@ -121,7 +132,11 @@ describe('inspect for write', () => {
       absolute: join(root, 'src/new.ts'),
       kind: 'missing',
     })
-    expect(await guard.inspect('a/b/c.txt', 'write')).toMatchObject({ ok: true, kind: 'missing', path: 'a/b/c.txt' })
+    expect(await guard.inspect('a/b/c.txt', 'write')).toMatchObject({
+      ok: true,
+      kind: 'missing',
+      path: 'a/b/c.txt',
+    })
   })
 
   it('names the canonical target when writing through a symlinked directory inside the root', async () => {

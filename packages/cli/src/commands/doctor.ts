@@ -9,6 +9,7 @@ import { basicAuth } from '../runtime/wait-ready.ts'
 import { overridesFromEnv, relativeToStack, type StackLayout, stackLayout } from '../stack/layout.ts'
 import { PREFERENCES_FILES, RUNTIME_VERSION } from '../stack/managed-files.ts'
 import { isPortFree } from '../stack/ports.ts'
+import { inspectRuntimeGuard } from '../stack/runtime-guard-plugin.ts'
 import { loadStackConfig, type StackConfig } from '../stack/stack-config.ts'
 import { hostForUrl, readStackEnv } from '../stack/stack-env.ts'
 import { secretsInWorkspace } from '../stack/workspace-guard.ts'
@@ -55,6 +56,7 @@ export async function doctor(options: DoctorOptions, io: Io): Promise<Check[]> {
   checks.push(...(await modeChecks(layout)))
   checks.push(...(await configDirChecks(layout)))
   checks.push(await preferencesCheck(layout))
+  checks.push(await runtimeGuardCheck(layout))
   checks.push(runtimeVersionCheck(layout, config, io))
   if (config) checks.push(...(await processChecks(layout, config)))
 
@@ -227,6 +229,15 @@ async function configDirChecks(layout: StackLayout): Promise<Check[]> {
     }
   }
   return out
+}
+
+async function runtimeGuardCheck(layout: StackLayout): Promise<Check> {
+  const state = await inspectRuntimeGuard(layout)
+  if (state.ok)
+    return check('runtime guard', 'ok', 'the assistant runtime loads the workspace guard for remote agents')
+  return state.problem === 'module'
+    ? check('runtime guard', 'fail', state.detail, 'reinstall agentgate')
+    : check('runtime guard', 'warn', state.detail, '`agentgate up` restores it (or run `agentgate init`)')
 }
 
 /** The preferences file compose.yaml mounts writable into the container's read-only user directory. */

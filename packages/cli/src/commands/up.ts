@@ -12,6 +12,7 @@ import { allowedOrigins } from '../stack/allowed-origins.ts'
 import { type LayoutOverrides, overridesFromEnv, relativeToStack } from '../stack/layout.ts'
 import { assertPortFree, resolveNativePort } from '../stack/ports.ts'
 import { requireStack } from '../stack/require-stack.ts'
+import { ensureRuntimeGuard } from '../stack/runtime-guard-plugin.ts'
 import { readPasswordFile } from '../stack/secrets.ts'
 import { loadStackConfig, portClash, stackListeners } from '../stack/stack-config.ts'
 import { hostForUrl, readStackEnv } from '../stack/stack-env.ts'
@@ -81,6 +82,8 @@ export async function up(options: UpOptions, io: Io): Promise<UpResult> {
   await assertPortFree(config.native.host, native.port, 'native.port')
   if (config.moderator.enabled) await assertPortFree('127.0.0.1', config.moderator.port, 'moderator.port')
   await writeStackEnv(layout, config, native.port)
+  // Fail closed: without the runtime guard a remote credential's agent reads through symlinks.
+  const runtimeGuardModule = await ensureRuntimeGuard(layout)
 
   await prepareRuntimeDirs({
     dirs: layout.assistantState,
@@ -123,6 +126,7 @@ export async function up(options: UpOptions, io: Io): Promise<UpResult> {
   try {
     const assistant = launchRuntime({
       name: 'assistant',
+      runtimeGuardModule,
       binary,
       host: config.native.host,
       port: native.port,

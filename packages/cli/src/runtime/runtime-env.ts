@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { RUNTIME_GUARD_MODULE_ENV } from '@agentgate/runtime-guard'
 import type { RuntimeStateDirs } from '../stack/layout.ts'
 
 /**
@@ -39,6 +40,8 @@ export interface RuntimeBaseEnvInput {
   readonly timezone: string
   /** The parent environment: only PATH and the locale are taken from it. */
   readonly parent: NodeJS.ProcessEnv
+  /** The runtime guard module the managed directory's plugin wrapper imports (assistant only). */
+  readonly runtimeGuardModule?: string
 }
 
 export interface RuntimeEnvInput extends RuntimeBaseEnvInput {
@@ -83,6 +86,7 @@ export function buildRuntimeBaseEnv(input: RuntimeBaseEnvInput): Record<string, 
     OPENCODE_TEST_MANAGED_CONFIG_DIR: input.managedConfigDir,
     ...RUNTIME_FLAGS,
     ...NPM_OFFLINE,
+    [RUNTIME_GUARD_MODULE_ENV]: input.runtimeGuardModule,
   }
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value

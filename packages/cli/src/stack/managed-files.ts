@@ -6,23 +6,16 @@
 /** The opencode release the stack pins (same as the `opencode-ai` dependency). */
 export const RUNTIME_VERSION = '1.18.33'
 
-import { AGENT_PROFILE_CONFIGS, SECRET_READ_RULES } from '@agentgate/policy'
+import { runtimeAgentProfiles } from '@agentgate/runtime-guard'
 
 const SCHEMA = 'https://opencode.ai/config.json'
 
 /**
- * The agent profiles the managed directory defines: the gateway's three (one definition, in
- * `@agentgate/policy`, shared with the end-to-end tests) and the scheduler's.
+ * The agent profiles the managed directory defines: the gateway's three and the scheduler's, as
+ * `@agentgate/runtime-guard` derives them (one definition, shared with the end-to-end tests): the
+ * policy's rules with the workspace guard's secret-file patterns for reading.
  */
-export const AGENT_PROFILES = {
-  ...AGENT_PROFILE_CONFIGS,
-  scheduled: {
-    mode: 'primary',
-    description: 'Scheduled tasks: unattended, so nothing may ask; reading non-secret files only',
-    // Same reading rules as the read profile: no secret files, no grep/glob (which cannot exclude them).
-    permission: { '*': 'deny', read: SECRET_READ_RULES, question: 'deny' },
-  },
-} as const
+export const AGENT_PROFILES = runtimeAgentProfiles()
 
 /** Path of the global instructions inside the managed directory. */
 export const INSTRUCTIONS_FILE = 'instructions/agentgate.md'
@@ -121,7 +114,8 @@ export function pluginLockSeed(): Record<string, unknown> {
 }
 
 export const PLUGINS_README = `Local plugins of the assistant runtime are discovered here (*.ts, *.js).
-This directory is release-owned and read-only to the runtime.
+This directory is release-owned and read-only to the runtime. sallyport-runtime-guard.js holds the
+gateway's agents to the workspace guard; \`up\` restores it if it is missing or changed.
 `
 
 /** JSON as written to disk: two-space indent and a final newline. */

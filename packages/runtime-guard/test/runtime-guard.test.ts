@@ -1,0 +1,271 @@
+import { execFileSync } from 'node:child_process'
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  createRuntimeGuard,
+  GUARDED_AGENTS,
+  type RuntimeGuardHooks,
+  runtimeAgentProfiles,
+  secretReadPatterns,
+  TOOL_RULES,
+} from '../src/index.ts'
+import { patchTargets, rewritePatchTargets } from '../src/patch-paths.ts'
+
+// Created when the file loads: the it.each tables below name paths in it.
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'runtime-guard-test-')))
+const root = join(base, 'workspace')
+const outside = join(base, 'state')
+let hooks: RuntimeGuardHooks
+const env: Record<string, string | undefined> = {}
+
+const put = (path: string, text: string): void => {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, text)
+}
+
+beforeAll(async () => {
+  put(join(root, 'src/index.ts'), 'export {}\n')
+  put(join(root, '.env'), 'TOKEN=x\n')
+  put(join(outside, 'credentials/owner/key'), 'owner\n')
+  symlinkSync(join(outside, 'credentials/owner/key'), join(root, 'notes.txt'))
+  symlinkSync(base, join(root, 'rootlink'))
+  symlinkSync('src/index.ts', join(root, 'inside-link.ts'))
+  linkSync(join(outside, 'credentials/owner/key'), join(root, 'hard.txt'))
+  execFileSync('mkfifo', [join(root, 'pipe')])
+  Object.assign(env, { OPENCODE_SERVER_PASSWORD: 'pw', PATH: '/usr/bin' })
+  const lookup = async () => [{ address: '93.184.216.34', family: 4 }]
+  hooks = await createRuntimeGuard({ env, lookup })({ directory: root })
+})
+
+afterAll(() => rmSync(base, { recursive: true, force: true }))
+
+let sessionCount = 0
+/** A session that ran `agent`, as the runtime reports it through chat.params. */
+async function session(agent: string): Promise<string> {
+  const id = `ses_test${sessionCount++}`
+  await hooks['chat.params']({ sessionID: id, agent }, {})
+  return id
+}
+
+async function call(sessionID: string, tool: string, args: Record<string, unknown>) {
+  const output = { args: { ...args } }
+  try {
+    await hooks['tool.execute.before']({ tool, sessionID, callID: 'call_1' }, output)
+    return { ok: true as const, args: output.args }
+  } catch (error) {
+    return { ok: false as const, message: (error as Error).message }
+  }
+}
+
+describe('the plugin', () => {
+  it('removes the runtime password from the environment when it loads', () => {
+    expect(env.OPENCODE_SERVER_PASSWORD).toBeUndefined()
+    expect(env.PATH).toBe('/usr/bin')
+  })
+
+  it('blanks the password in the shell environment should it reappear', async () => {
+    env.OPENCODE_SERVER_PASSWORD = 'again'
+    const output = { env: {} as Record<string, string> }
+    await hooks['shell.env']({ cwd: root }, output)
+    expect(output.env).toEqual({ OPENCODE_SERVER_PASSWORD: '' })
+    delete env.OPENCODE_SERVER_PASSWORD
+  })
+
+  it.each(GUARDED_AGENTS)('guards the %s agent', async (agent) => {
+    const id = await session(agent)
+    expect(await call(id, 'read', { filePath: join(root, 'notes.txt') })).toMatchObject({ ok: false })
+  })
+
+  it('leaves a trusted agent alone', async () => {
+    const id = await session('build')
+    expect(await call(id, 'read', { filePath: join(root, 'notes.txt') })).toEqual({
+      ok: true,
+      args: { filePath: join(root, 'notes.txt') },
+    })
+    expect(await call(id, 'task', { subagent_type: 'general' })).toMatchObject({ ok: true })
+  })
+
+  it('guards a session it has never seen (fail closed)', async () => {
+    expect(await call('ses_unknown', 'read', { filePath: join(root, 'notes.txt') })).toMatchObject({
+      ok: false,
+    })
+  })
+
+  it('keeps a session guarded when a hidden helper agent (title) runs for it later', async () => {
+    const id = await session('remote-read')
+    await hooks['chat.params']({ sessionID: id, agent: 'title' }, {})
+    expect(await call(id, 'read', { filePath: join(root, 'notes.txt') })).toMatchObject({ ok: false })
+  })
+
+  it('forgets the oldest sessions beyond maxSessions, and then guards them', async () => {
+    const small = await createRuntimeGuard({ env: {}, maxSessions: 2 })({ directory: root })
+    for (const id of ['a', 'b', 'c']) await small['chat.params']({ sessionID: id, agent: 'build' }, {})
+    const output = { args: { filePath: join(root, 'notes.txt') } as Record<string, unknown> }
+    await expect(
+      small['tool.execute.before']({ tool: 'read', sessionID: 'a', callID: 'x' }, output),
+    ).rejects.toThrow(/refused/)
+    await expect(
+      small['tool.execute.before']({ tool: 'read', sessionID: 'c', callID: 'x' }, output),
+    ).resolves.toBeUndefined()
+  })
+
+  it('rejects invalid options when it is created', () => {
+    expect(() => createRuntimeGuard({ maxReadBytes: 0 })).toThrow(TypeError)
+    expect(() => createRuntimeGuard({ maxSessions: 1.5 })).toThrow(TypeError)
+  })
+})
+
+describe('tool rules for a guarded agent', () => {
+  let id: string
+  beforeAll(async () => {
+    id = await session('remote-full')
+  })
+
+  it('hands the tool the canonical target it approved', async () => {
+    expect(await call(id, 'read', { filePath: 'inside-link.ts' })).toEqual({
+      ok: true,
+      args: { filePath: join(root, 'src/index.ts') },
+    })
+    expect(await call(id, 'write', { filePath: join(root, 'src/new.ts'), content: 'x' })).toEqual({
+      ok: true,
+      args: { filePath: join(root, 'src/new.ts'), content: 'x' },
+    })
+  })
+
+  it('fills in an omitted directory of glob with the workspace root', async () => {
+    expect(await call(id, 'glob', { pattern: '**/*.ts' })).toEqual({
+      ok: true,
+      args: { pattern: '**/*.ts', path: root },
+    })
+  })
+
+  it.each([
+    ['read', { filePath: join(root, 'notes.txt') }],
+    ['read', { filePath: 'rootlink/state/credentials/owner/key' }],
+    ['read', { filePath: join(root, 'hard.txt') }],
+    ['read', { filePath: join(root, 'pipe') }],
+    ['read', { filePath: join(root, '.ENV') }],
+    ['read', { filePath: '/etc/passwd' }],
+    ['read', { filePath: `${root}/../state/credentials/owner/key` }],
+    ['read', { filePath: `${root}\u0000/x` }],
+    ['read', {}],
+    ['lsp', { filePath: join(root, 'notes.txt'), operation: 'hover' }],
+    ['glob', { pattern: '*', path: join(root, 'rootlink') }],
+    ['glob', { pattern: '../*' }],
+    ['glob', { pattern: '/etc/*' }],
+    ['edit', { filePath: join(root, '.env'), oldString: 'x', newString: 'y' }],
+    ['write', { filePath: join(root, 'rootlink/planted.sh'), content: 'x' }],
+    ['write', { filePath: join(root, '.git/hooks/pre-commit'), content: 'x' }],
+    ['apply_patch', { patchText: '*** Begin Patch\n*** Add File: rootlink/x.sh\n+x\n*** End Patch' }],
+    [
+      'apply_patch',
+      { patchText: '*** Begin Patch\n*** Update File: src/index.ts\n*** Move to: ../x.ts\n*** End Patch' },
+    ],
+    ['apply_patch', { patchText: 42 }],
+    ['webfetch', { url: 'http://127.0.0.1:3810/session' }],
+    ['webfetch', { url: 'http://169.254.169.254/' }],
+    ['task', { subagent_type: 'general', prompt: 'x', description: 'x' }],
+    ['grep', { pattern: 'TOKEN', path: root }],
+    ['websearch', { query: 'x' }],
+    ['codesearch', { query: 'x' }],
+    ['some_mcp_tool', { anything: true }],
+    ['__proto__', {}],
+  ])('refuses %s %j', async (tool, args) => {
+    const out = await call(id, tool, args)
+    expect(out.ok).toBe(false)
+    expect(out.ok ? '' : out.message).toMatch(
+      new RegExp(`^${tool.replace(/_/gu, '_')}: refused by the workspace guard: `),
+    )
+    expect(out.ok ? '' : out.message).not.toContain(base)
+  })
+
+  it.each(['bash', 'question', 'todowrite', 'skill', 'invalid'])(
+    'lets %s through to its permission rule',
+    async (tool) => {
+      expect(await call(id, tool, { command: 'ls' })).toMatchObject({ ok: true })
+    },
+  )
+
+  it('rewrites every file of an approved patch to its canonical target', async () => {
+    const patch =
+      '*** Begin Patch\n*** Update File: inside-link.ts\n@@\n-a\n+b\n*** Add File: src/b.ts\n+x\n*** End Patch'
+    const out = await call(id, 'apply_patch', { patchText: patch })
+    expect(out).toEqual({
+      ok: true,
+      args: {
+        patchText: `*** Begin Patch\n*** Update File: ${join(root, 'src/index.ts')}\n@@\n-a\n+b\n*** Add File: ${join(root, 'src/b.ts')}\n+x\n*** End Patch`,
+      },
+    })
+  })
+
+  it('a public fetch is left to the permission ask', async () => {
+    expect(await call(id, 'webfetch', { url: 'https://example.com/' })).toMatchObject({ ok: true })
+  })
+
+  it('knows every tool the pinned runtime registers', () => {
+    for (const tool of [
+      'read',
+      'glob',
+      'grep',
+      'edit',
+      'write',
+      'apply_patch',
+      'bash',
+      'webfetch',
+      'task',
+      'todowrite',
+      'websearch',
+      'skill',
+      'question',
+      'invalid',
+      'lsp',
+    ])
+      expect(Object.hasOwn(TOOL_RULES, tool)).toBe(true)
+  })
+})
+
+describe('patch headers', () => {
+  it('lists every file a patch names, once', () => {
+    expect(
+      patchTargets(
+        '*** Begin Patch\r\n*** Add File: a.ts\r\n*** Update File:  b.ts \n*** Move to: c.ts\n*** Delete File: a.ts\n*** End Patch',
+      ),
+    ).toEqual(['a.ts', 'b.ts', 'c.ts'])
+  })
+
+  it('refuses to rewrite a target that was not checked', () => {
+    expect(() => rewritePatchTargets('*** Add File: a.ts', new Map())).toThrow()
+  })
+})
+
+describe('profiles as the runtime gets them', () => {
+  it('read rules derive from the guard: secret names denied in lower and upper case, the example env allowed', () => {
+    const rules = secretReadPatterns()
+    expect(Object.keys(rules)[0]).toBe('*')
+    for (const pattern of [
+      '*/.env',
+      '*/.ENV',
+      '*.pem',
+      '*.PEM',
+      '*/.git/*',
+      '*/kubeconfig',
+      '*.tfstate',
+      '*secret*',
+      '*_rsa',
+    ])
+      expect([pattern, rules[pattern]]).toEqual([pattern, 'deny'])
+    expect(Object.keys(rules).at(-1)).toBe('*/.env.example')
+    expect(rules['*/.env.example']).toBe('allow')
+  })
+
+  it('the profiles that read use those rules; the chat profile still reads nothing', () => {
+    const profiles = runtimeAgentProfiles()
+    expect(Object.keys(profiles).sort()).toEqual(['remote', 'remote-full', 'remote-read', 'scheduled'])
+    for (const name of ['remote-read', 'remote-full', 'scheduled'])
+      expect(profiles[name]?.permission.read).toEqual(secretReadPatterns())
+    expect(profiles.remote?.permission).toEqual({ '*': 'deny', question: 'allow' })
+    expect(profiles.scheduled?.permission).toMatchObject({ '*': 'deny', question: 'deny' })
+  })
+})
