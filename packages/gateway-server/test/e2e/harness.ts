@@ -1,4 +1,8 @@
 import { type Stack, startStack } from '@agentgate/testkit'
+
+/** Runtime options a suite may set (the model URL is the suite's own model server). */
+type StackRuntimeOptions = NonNullable<NonNullable<Parameters<typeof startStack>[0]>['runtime']>
+
 import { createUpstreamClient, type UpstreamClient } from '@agentgate/upstream-client'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -42,9 +46,9 @@ export interface E2E {
 }
 
 /** The real runtime + scripted model (testkit), the real gateway on port 0, real MCP clients. */
-export async function startE2E(): Promise<E2E> {
+export async function startE2E(options: { runtime?: StackRuntimeOptions } = {}): Promise<E2E> {
   const creds = await makeCredentials()
-  const stack = await startStack()
+  const stack = await startStack(options.runtime ? { runtime: options.runtime } : {})
   const upstream = createUpstreamClient({
     baseUrl: stack.runtime.url,
     username: stack.runtime.username,
