@@ -47,7 +47,10 @@ export function buildHostileWorkspace(e2e: E2E): HostileWorkspace {
 
   symlinkSync(join(outside, 'state/credentials/owner/key'), join(root, 'notes.txt'))
   secrets.set('notes.txt', ownerKey)
+  const config = secret('outside-config')
+  put(join(outside, 'config.yml'), `token: ${config}\n`)
   symlinkSync(outside, join(root, 'rootlink'))
+  secrets.set('rootlink/config.yml', config)
   secrets.set('rootlink/.env', dotEnv)
   secrets.set('rootlink/state/credentials/owner/key', ownerKey)
   symlinkSync('../outside/.env', join(root, 'dotenv-link'))
@@ -65,6 +68,7 @@ export function buildHostileWorkspace(e2e: E2E): HostileWorkspace {
   secrets.set('pipe', 'never-written')
   for (const name of [
     'KEY.PEM',
+    'Server.Key',
     '.ENV',
     '.envrc',
     '.htpasswd',
