@@ -1,8 +1,9 @@
 import { realpathSync } from 'node:fs'
 import { createWorkspaceGuard, type WorkspaceGuard } from '@agentgate/workspace-guard'
 import type { LookupAll } from './fetch-target.ts'
-import { GUARDED_AGENTS } from './guarded-profiles.ts'
-import { enforceToolCall } from './tool-rules.ts'
+import { GUARDED_AGENTS, profileToolAllowlists } from './guarded-profiles.ts'
+import { filterListing } from './listing-filter.ts'
+import { enforceToolCall, ToolRefusedError } from './tool-rules.ts'
 
 /** What the runtime hands a plugin function (the parts this plugin reads). */
 export interface PluginInput {
@@ -16,6 +17,10 @@ export interface RuntimeGuardHooks {
   'tool.execute.before': (
     input: { tool: string; sessionID: string; callID: string },
     output: { args: Record<string, unknown> },
+  ) => Promise<void>
+  'tool.execute.after': (
+    input: { tool: string; sessionID: string; callID: string; args?: Record<string, unknown> },
+    output: { title?: string; output?: unknown; metadata?: unknown },
   ) => Promise<void>
   'shell.env': (
     input: { cwd: string; sessionID?: string },
@@ -37,6 +42,12 @@ export interface RuntimeGuardOptions {
    * server password. The runtime reads it once, at start, before any plugin loads.
    */
   readonly secretEnv?: readonly string[]
+  /**
+   * The tools each guarded agent may use at all (`all`: every tool the guard knows). Default:
+   * derived from the profiles' permission rules ({@link profileToolAllowlists}). An agent not
+   * listed, or a session whose agent is unknown, gets the tools every listed agent may use.
+   */
+  readonly profileTools?: Readonly<Record<string, ReadonlySet<string> | 'all'>>
   /** The environment to clean (default `process.env`). */
   readonly env?: Record<string, string | undefined>
   /** DNS lookup for the fetch check (default: the system resolver). */
@@ -60,7 +71,8 @@ const DEFAULT_MAX_SESSIONS = 10_000
  *
  * A session is guarded when any model request of it ran one of `guardedAgents`, or when no
  * model request of it was seen (fail closed): trusted native sessions with their own agents
- * keep the runtime's normal behaviour.
+ * keep the runtime's normal behaviour. A guarded session may use only its profile's tools (see
+ * `profileTools`), whatever approvals other sessions left in the runtime.
  *
  * @throws TypeError for invalid options.
  */
@@ -72,6 +84,8 @@ export function createRuntimeGuard(options: RuntimeGuardOptions = {}): RuntimeGu
     throw new TypeError('maxReadBytes must be a positive integer')
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1)
     throw new TypeError('maxSessions must be a positive integer')
+  const allowlists = options.profileTools ?? profileToolAllowlists()
+  const strictest = intersection(Object.values(allowlists))
   const secretEnv = [...(options.secretEnv ?? RUNTIME_SECRET_ENV)]
   const env = options.env ?? process.env
 
@@ -80,10 +94,10 @@ export function createRuntimeGuard(options: RuntimeGuardOptions = {}): RuntimeGu
     const directory = input.directory
     let guard: WorkspaceGuard | undefined
     let root = directory
-    // sessionID → guarded? Once a session has run a guarded agent it stays guarded: the runtime
-    // also reports its hidden helper agents (title, summary) for the same session, and those
-    // must not turn the guard off.
-    const sessions = new Map<string, boolean>()
+    // sessionID → the guarded agent it last ran, or null for a trusted session. Once a session
+    // has run a guarded agent it stays guarded: the runtime also reports its hidden helper
+    // agents (title, summary) for the same session, and those must not turn the guard off.
+    const sessions = new Map<string, string | null>()
 
     const workspace = (): { guard: WorkspaceGuard; root: string } => {
       if (guard === undefined) {
@@ -95,20 +109,33 @@ export function createRuntimeGuard(options: RuntimeGuardOptions = {}): RuntimeGu
 
     return {
       async 'chat.params'(params) {
-        const isGuarded = sessions.get(params.sessionID) === true || guarded.has(params.agent)
+        const agent = guarded.has(params.agent) ? params.agent : (sessions.get(params.sessionID) ?? null)
         // Re-inserted so the map's order is least recently used first.
         sessions.delete(params.sessionID)
-        sessions.set(params.sessionID, isGuarded)
+        sessions.set(params.sessionID, agent)
         if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value as string)
       },
       async 'tool.execute.before'(call, output) {
-        if (sessions.get(call.sessionID) === false) return
+        const agent = sessions.get(call.sessionID)
+        if (agent === null) return
+        // A session never seen gets the tools every guarded profile allows, and no more.
+        const allowed = agent === undefined ? strictest : (allowlists[agent] ?? strictest)
+        if (allowed !== 'all' && !allowed.has(call.tool))
+          throw new ToolRefusedError(
+            `${call.tool}: refused by the workspace guard: this tool is not available to this credential`,
+          )
         const { guard: g, root: r } = workspace()
         await enforceToolCall(
           { guard: g, directory, root: r, ...(options.lookup && { lookup: options.lookup }) },
           call.tool,
           output.args,
         )
+      },
+      async 'tool.execute.after'(call, output) {
+        if (call.tool !== 'glob' && call.tool !== 'read') return
+        if (sessions.get(call.sessionID) === null || typeof output.output !== 'string') return
+        const { guard: g, root: r } = workspace()
+        output.output = await filterListing(g, r, call.tool, call.args ?? {}, output.output)
       },
       async 'shell.env'(_call, output) {
         // Belt and braces: the variables are gone from the process already; a value set here
@@ -117,4 +144,14 @@ export function createRuntimeGuard(options: RuntimeGuardOptions = {}): RuntimeGu
       },
     }
   }
+}
+
+/** The tools every allowlist allows (`all` when every one is `all`). */
+function intersection(lists: ReadonlyArray<ReadonlySet<string> | 'all'>): ReadonlySet<string> | 'all' {
+  let out: Set<string> | undefined
+  for (const list of lists) {
+    if (list === 'all') continue
+    out = out === undefined ? new Set(list) : new Set([...out].filter((tool) => list.has(tool)))
+  }
+  return out ?? 'all'
 }

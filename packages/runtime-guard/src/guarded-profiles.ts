@@ -72,3 +72,27 @@ export function runtimeAgentProfiles(): Record<string, AgentProfileConfig> {
   }
   return profiles
 }
+
+/** Permission keys that are not tools (the runtime's pseudo-permissions). */
+const NOT_TOOLS = new Set(['*', 'external_directory', 'doom_loop'])
+
+/**
+ * The tools each guarded profile may use at all, as the plugin enforces them on its own: a
+ * profile with a wildcard denial may use only the tools it names with another action; one
+ * without (`remote-full`) may use every tool the guard knows. The runtime's own permission rules
+ * say the same, but an `always` approval given in ANY session is kept for the whole project and
+ * outranks other agents' rules (measured on 1.18.33), so the plugin does not rely on them.
+ */
+export function profileToolAllowlists(): Readonly<Record<string, ReadonlySet<string> | 'all'>> {
+  const out: Record<string, ReadonlySet<string> | 'all'> = {}
+  for (const [name, config] of Object.entries(runtimeAgentProfiles())) {
+    const permission = config.permission
+    out[name] =
+      permission['*'] === 'deny'
+        ? new Set(
+            Object.keys(permission).filter((tool) => !NOT_TOOLS.has(tool) && permission[tool] !== 'deny'),
+          )
+        : 'all'
+  }
+  return Object.freeze(out)
+}

@@ -18,6 +18,7 @@ export { checkFetchTarget, type FetchVerdict, isBlockedAddress, type LookupAll }
 /** The agents the guard applies to, and the profiles as the runtime must define them. */
 export {
   GUARDED_AGENTS,
+  profileToolAllowlists,
   runtimeAgentProfiles,
   SCHEDULED_PROFILE,
   secretReadPatterns,

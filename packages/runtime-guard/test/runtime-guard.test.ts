@@ -111,6 +111,45 @@ describe('the plugin', () => {
     ).resolves.toBeUndefined()
   })
 
+  it.each([
+    ['remote', 'read'],
+    ['remote', 'bash'],
+    ['remote-read', 'bash'],
+    ['remote-read', 'edit'],
+    ['remote-read', 'webfetch'],
+    ['scheduled', 'question'],
+    ['scheduled', 'bash'],
+  ])(
+    'refuses a tool outside the %s profile (%s), whatever approvals the runtime holds',
+    async (agent, tool) => {
+      const id = await session(agent)
+      expect(await call(id, tool, { command: 'ls', filePath: join(root, 'src/index.ts') })).toEqual({
+        ok: false,
+        message: `${tool}: refused by the workspace guard: this tool is not available to this credential`,
+      })
+    },
+  )
+
+  it.each([
+    ['remote', 'question'],
+    ['remote-read', 'read'],
+    ['remote-read', 'question'],
+    ['scheduled', 'read'],
+    ['remote-full', 'bash'],
+  ])('lets the %s profile use %s', async (agent, tool) => {
+    const id = await session(agent)
+    expect(await call(id, tool, { command: 'ls', filePath: join(root, 'src/index.ts') })).toMatchObject({
+      ok: true,
+    })
+  })
+
+  it('an unknown session gets only what every guarded profile may use: nothing (scheduled cannot ask, chat cannot read)', async () => {
+    for (const tool of ['question', 'read', 'bash'])
+      expect(
+        await call('ses_never_seen', tool, { command: 'id', filePath: join(root, 'src/index.ts') }),
+      ).toMatchObject({ ok: false })
+  })
+
   it('rejects invalid options when it is created', () => {
     expect(() => createRuntimeGuard({ maxReadBytes: 0 })).toThrow(TypeError)
     expect(() => createRuntimeGuard({ maxSessions: 1.5 })).toThrow(TypeError)
@@ -267,5 +306,53 @@ describe('profiles as the runtime gets them', () => {
       expect(profiles[name]?.permission.read).toEqual(secretReadPatterns())
     expect(profiles.remote?.permission).toEqual({ '*': 'deny', question: 'allow' })
     expect(profiles.scheduled?.permission).toMatchObject({ '*': 'deny', question: 'deny' })
+  })
+})
+
+describe('listings name no refused entry', () => {
+  it('glob output loses the paths the guard refuses, and nothing else', async () => {
+    const id = await session('remote-full')
+    const output = {
+      output: [
+        join(root, 'src/index.ts'),
+        join(root, '.env'),
+        join(root, '.git/config'),
+        join(outside, 'x'),
+        'No more files',
+      ].join('\n'),
+    }
+    await hooks['tool.execute.after'](
+      { tool: 'glob', sessionID: id, callID: 'c', args: { path: root } },
+      output,
+    )
+    expect(output.output).toBe([join(root, 'src/index.ts'), 'No more files'].join('\n'))
+  })
+
+  it("a directory read loses the refused entries' names", async () => {
+    const id = await session('remote-read')
+    const listing = [
+      '<entries>',
+      '.env',
+      'hard.txt',
+      'inside-link.ts',
+      'notes.txt',
+      'src/',
+      '</entries>',
+    ].join('\n')
+    const output = { output: listing }
+    await hooks['tool.execute.after'](
+      { tool: 'read', sessionID: id, callID: 'c', args: { filePath: root } },
+      output,
+    )
+    expect(output.output).toBe(
+      ['<entries>', 'hard.txt', 'inside-link.ts', 'notes.txt', 'src/', '</entries>'].join('\n'),
+    )
+  })
+
+  it('a trusted session keeps its listing', async () => {
+    const id = await session('build')
+    const output = { output: join(root, '.env') }
+    await hooks['tool.execute.after']({ tool: 'glob', sessionID: id, callID: 'c', args: {} }, output)
+    expect(output.output).toBe(join(root, '.env'))
   })
 })

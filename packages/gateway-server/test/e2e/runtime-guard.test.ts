@@ -136,6 +136,20 @@ describe('ordinary work still works', () => {
   })
 })
 
+describe('listings', () => {
+  it.each([
+    ['read', 'a directory read', { name: 'read', input: { filePath: '.' } }],
+    ['full', 'a glob over the workspace', { name: 'glob', input: { pattern: '*' } }],
+  ] as const)('%s: %s names the ordinary file and no secret one', async (policy, _name, toolCall) => {
+    const run = await runScript(e2e, clients[policy], [{ toolCall }, step.text('done')])
+    expect(run.final.structured.status).toBe('completed')
+    const listing = String(run.requests.at(-1)?.body.messages?.filter((m) => m.role === 'tool').at(-1)?.content)
+    expect(listing).toContain(ws.benign.path)
+    for (const name of ['KEY.PEM', '.ENV', '.envrc', 'kubeconfig', 'api-key.txt', 'terraform.tfstate'])
+      expect([name, listing.includes(name)]).toEqual([name, false])
+  })
+})
+
 describe('subagents', () => {
   it.each(POLICIES)(
     'a %s credential cannot start a subagent (the review ran a shell in one)',
