@@ -2,7 +2,7 @@
 // `agentgate up` (the built CLI), and one MCP client session through the whole workflow.
 // Run from the repo root after a build:  node packages/cli/scripts/demo.mjs
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, startModelServer, waitFor } from '@agentgate/testkit'
@@ -111,6 +111,15 @@ try {
   await call('gateway.job.get', { job: run.job, waitMs: 15000 })
   await call('gateway.session.list', {})
   await call('gateway.session.get', { session: run.session, include: ['messages', 'todos'] })
+
+  say('the agent is talked into reading the owner key through a symlink planted in the workspace')
+  symlinkSync(join(dir, 'state/credentials/owner/key'), join(dir, 'workspace/notes.txt'))
+  const probe = model.script([
+    { toolCall: { name: 'read', input: { filePath: join(dir, 'workspace/notes.txt') } } },
+    (request) => ({ text: `The tool said: ${request.toolResults.join(' ').slice(0, 120)}` }),
+  ])
+  const leak = await call('gateway.agent.run', { message: `Read notes.txt ${probe}`, waitMs: 15000 })
+  if (leak.text?.includes(key)) throw new Error('the owner key reached the agent')
   await client.close()
   say('done: stopping the stack (SIGTERM)')
 } finally {

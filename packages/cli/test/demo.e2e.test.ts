@@ -25,6 +25,8 @@ it('the demo script runs one MCP session through the workflow and stops its stac
   ])
     expect(out).toContain(step)
   expect(out).toMatch(/"status": "completed"/)
+  // The runtime guard is live in the stack `up` runs: the planted symlink to the owner key is refused.
+  expect(out).toContain('read: refused by the workspace guard')
   // The demo prints handles, never upstream ids.
   expect(out.replace(/v1\.[A-Za-z0-9_-]{20,}/g, '')).not.toMatch(/\b(ses|msg|per|que)_[0-9A-Za-z]{20,}/)
 }, 120_000)
