@@ -117,6 +117,33 @@ describe('deriveJobState', () => {
     }
   })
 
+  it('rewrites the final text and the error with redact, and cuts the message after rewriting', () => {
+    const long = 'x'.repeat(495)
+    const messages = [
+      user('m1', 1),
+      assistant('m1', {
+        text: 'answer from /host/secret',
+        error: { name: 'APIError /host', data: { message: `${long} /host/secret/path` } },
+      }),
+    ]
+    const redact = (text: string) => text.replaceAll(/\/host(\/secret(\/path)?)?/g, '[h]')
+    const state = deriveJobState({ messages, messageId: 'm1', session: 'idle', pendingAsks: 0, redact })
+    // Cut before rewriting, the message would end in a fragment of the path (`…/host/se…`).
+    expect(state).toMatchObject({
+      state: 'failed',
+      text: 'answer from [h]',
+      error: { name: 'APIError [h]', message: `${long} [h]` },
+    })
+    const done = deriveJobState({
+      messages: [user('m2', 1), assistant('m2', { text: '/host/secret/path' })],
+      messageId: 'm2',
+      session: 'idle',
+      pendingAsks: 0,
+      redact,
+    })
+    expect(done).toMatchObject({ state: 'completed', text: '[h]' })
+  })
+
   it('fails when the process died mid-turn (no completion, no error)', () => {
     const messages = [user('m1', 1), assistant('m1', { time: { created: 2 }, finish: undefined })]
     expect(deriveJobState({ messages, messageId: 'm1', session: 'idle', pendingAsks: 0 })).toMatchObject({

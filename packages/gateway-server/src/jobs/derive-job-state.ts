@@ -63,6 +63,12 @@ export interface DeriveInput {
   justStarted?: boolean
   /** The prompt was sent moments ago (a few seconds): an idle session may not read busy yet. */
   justPrompted?: boolean
+  /**
+   * Rewrites the runtime's text (final text, error name and message) for the client; the error
+   * message is cut after rewriting, so a cut never leaves part of a path or id behind. Default:
+   * unchanged.
+   */
+  redact?: (text: string) => string
 }
 
 /**
@@ -84,15 +90,16 @@ export function deriveJobState(input: DeriveInput): DerivedJobState {
   if (isActiveRun && input.session !== 'idle') {
     return input.pendingAsks > 0 ? { state: 'input_required' } : { state: 'running' }
   }
+  const redact = input.redact ?? ((text: string) => text)
   const usage = sumUsage(turn)
   const last = turn.at(-1)
-  const text = finalText(turn)
+  const text = redact(finalText(turn))
   if (last?.info.error) {
     const { name } = last.info.error
     if (name === 'MessageAbortedError') return { state: 'cancelled', text, usage }
     const raw = last.info.error.data?.message
-    const message = typeof raw === 'string' && raw !== '' ? truncate(raw, 500) : name
-    return { state: 'failed', error: { name, message }, text, usage }
+    const message = truncate(redact(typeof raw === 'string' && raw !== '' ? raw : name), 500)
+    return { state: 'failed', error: { name: redact(name), message }, text, usage }
   }
   if (isActiveRun && last === undefined && input.justPrompted) {
     // prompt_async answers before the runtime marks the session busy: idle with no answer yet,
