@@ -9,6 +9,7 @@ import { createOAuthVerifier, type OAuthOptions } from './http/oauth.js'
 import { createLogger, type Logger } from './logger.js'
 import { createServerFactory } from './mcp/server-factory.js'
 import type { KeyResolverLike } from './principal.js'
+import { createRedactor } from './redact.js'
 import type { RuntimePort } from './runtime/port.js'
 import { passThroughScreening, type ScreeningHook } from './screening.js'
 
@@ -21,7 +22,11 @@ export interface GatewayOptions {
   handleSecret: Uint8Array
   /** The agent runtime, usually `runtimeFromUpstream(createUpstreamClient(...))`. */
   runtime: RuntimePort
-  /** Workspace root for the read/full workspace tools (`/work` in the image). Required unless `guard` is given. */
+  /**
+   * Workspace root for the read/full workspace tools (`/work` in the image). Required unless
+   * `guard` is given. Paths under it (or its realpath) in anything relayed from the runtime are
+   * shown relative to it; every other absolute path, and every upstream id, is replaced.
+   */
   workspaceRoot?: string
   /** Or a ready guard (tests). */
   guard?: WorkspaceGuard
@@ -82,6 +87,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   if (!options.guard && !options.workspaceRoot)
     throw new TypeError('createGateway: workspaceRoot is required')
   const guard = options.guard ?? createWorkspaceGuard({ root: options.workspaceRoot as string })
+  // One redactor per gateway: the root's realpath is resolved here, once.
+  const redactor = createRedactor(
+    options.workspaceRoot !== undefined ? { workspaceRoot: options.workspaceRoot } : {},
+  )
   const oauth = options.oauth ? createOAuthVerifier(options.oauth) : undefined
   const allowedOrigins = parseAllowedOrigins(options.allowedOrigins)
   const factory = createServerFactory({
@@ -90,6 +99,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     runtime: options.runtime,
     guard,
     screening: options.screening ?? passThroughScreening,
+    redactor,
     logger,
     version: GATEWAY_VERSION,
     ...(options.now && { now: options.now }),

@@ -1,15 +1,19 @@
 import { allowedDecisions } from '@agentgate/policy'
 import { GatewayError } from '../errors.js'
 import type { Principal } from '../principal.js'
+import type { Redactor } from '../redact.js'
 import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
 import type { Interaction, JobStatus } from '../schemas.js'
 import type { OwnedSessions } from '../sessions/owned.js'
+import { changedFile, todoViews } from '../sessions/views.js'
 import { type DerivedJobState, deriveJobState, type TurnMessage } from './derive-job-state.js'
 
 export interface JobContext {
   principal: Principal
   runtime: RuntimePort
   owned: OwnedSessions
+  /** Rewrites every string relayed from the runtime (no host path, no upstream id). */
+  redactor: Redactor
   now?: () => number
 }
 
@@ -45,13 +49,15 @@ export function deriveJob(
     pendingAsks: turn.pendingAsks,
     justStarted: age < START_GRACE_MS,
     justPrompted: age < PROMPT_GRACE_MS,
+    redact: ctx.redactor.text,
   })
 }
 
 /**
  * The full `JobStatus` of one job, derived from the runtime now. `running` is returned with no
  * other fields; the other states carry what a client needs to act (interactions as handles) or
- * to report (final text, changed files, todos, usage, error).
+ * to report (final text, changed files, todos, usage, error). Every string taken from the
+ * runtime is rewritten by the redactor.
  */
 export async function jobStatus(
   ctx: JobContext,
@@ -59,7 +65,8 @@ export async function jobStatus(
   job: JobKey,
   prefetched?: Promise<[TurnMessage[], RuntimeStatus]>,
 ): Promise<JobStatus> {
-  const { runtime, owned } = ctx
+  const { runtime, owned, redactor } = ctx
+  const text = redactor.text
   const { messageId, startedAt } = job
   const [messages, status] = await (prefetched ?? readTurnState(runtime, session.id))
   const [permissions, questions] =
@@ -88,9 +95,9 @@ export async function jobStatus(
             kind: 'question' as const,
             interaction: await owned.sealInteraction(session.id, q.id, 'question'),
             questions: q.questions.map((item) => ({
-              header: item.header,
-              question: item.question,
-              options: item.options.map((o) => ({ label: o.label, description: o.description })),
+              header: text(item.header),
+              question: text(item.question),
+              options: item.options.map((o) => ({ label: text(o.label), description: text(o.description) })),
               ...(item.multiple !== undefined && { multiple: item.multiple }),
               ...(item.custom !== undefined && { custom: item.custom }),
             })),
@@ -100,8 +107,8 @@ export async function jobStatus(
           permissions.map(async (p) => ({
             kind: 'permission' as const,
             interaction: await owned.sealInteraction(session.id, p.id, 'permission'),
-            permission: p.permission,
-            patterns: [...p.patterns],
+            permission: text(p.permission),
+            patterns: p.patterns.map(text),
             allowedDecisions: [...decisions],
           })),
         )),
@@ -117,17 +124,8 @@ export async function jobStatus(
         status: 'completed',
         ...base,
         text: derived.text,
-        changedFiles: diff.map((d) => ({
-          file: d.path,
-          ...(d.status !== undefined && { status: d.status }),
-          additions: d.additions,
-          deletions: d.deletions,
-        })),
-        todos: todos.map((t) => ({
-          content: t.content,
-          status: t.status,
-          ...(t.priority !== undefined && { priority: t.priority }),
-        })),
+        changedFiles: diff.map((d) => changedFile(redactor, d)),
+        todos: todoViews(redactor, todos),
         usage: derived.usage,
       }
     }

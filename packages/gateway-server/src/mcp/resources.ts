@@ -6,17 +6,11 @@ import {
   ResourceTemplate,
 } from '@modelcontextprotocol/server'
 import { toGatewayError } from '../error-mapping.js'
-import { jobStatus } from '../jobs/job-status.js'
+import { type JobContext, jobStatus } from '../jobs/job-status.js'
 import type { AuditRecord } from '../logger.js'
-import type { Principal } from '../principal.js'
-import type { RuntimePort } from '../runtime/port.js'
-import type { OwnedSessions } from '../sessions/owned.js'
-import { messageViews, sessionDiff } from '../sessions/views.js'
+import { messageViews, sessionDiff, todoViews } from '../sessions/views.js'
 
-export interface ResourceContext {
-  principal: Principal
-  runtime: RuntimePort
-  owned: OwnedSessions
+export interface ResourceContext extends JobContext {
   guard: WorkspaceGuard
   audit: AuditRecord
 }
@@ -35,7 +29,7 @@ export function registerResources(
   ctx: ResourceContext,
   allowed: ReadonlySet<string>,
 ): void {
-  const { owned, runtime } = ctx
+  const { owned, runtime, redactor } = ctx
   const json = (uri: URL, value: unknown): TextContents => ({
     contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value) }],
   })
@@ -68,10 +62,11 @@ export function registerResources(
   const sessionView = (view: 'messages' | 'diff' | 'todos') =>
     read(`gateway.session.${view}`, async (uri, { session: handle = '' }) => {
       const session = await owned.openSession(decodeURIComponent(handle))
-      if (view === 'todos') return json(uri, { todos: await runtime.todos(session.id) })
+      if (view === 'todos') return json(uri, { todos: todoViews(redactor, await runtime.todos(session.id)) })
       const messages = await runtime.messages(session.id)
-      if (view === 'messages') return json(uri, { messages: await messageViews(owned, session.id, messages) })
-      return json(uri, { diff: await sessionDiff(runtime, session.id, messages) })
+      if (view === 'messages')
+        return json(uri, { messages: await messageViews(owned, redactor, session.id, messages) })
+      return json(uri, { diff: await sessionDiff(runtime, redactor, session.id, messages) })
     })
 
   const templates: Array<[string, string, string, ReturnType<typeof read>]> = [

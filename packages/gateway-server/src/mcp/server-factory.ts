@@ -5,6 +5,7 @@ import { McpServer, type McpServerFactory } from '@modelcontextprotocol/server'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
 import type { RequestScope } from '../http/app.js'
 import type { Logger } from '../logger.js'
+import type { Redactor } from '../redact.js'
 import type { RuntimePort } from '../runtime/port.js'
 import type { ScreeningHook } from '../screening.js'
 import { type OwnershipSignerLike, ownedSessions } from '../sessions/owned.js'
@@ -23,6 +24,8 @@ export interface ServerFactoryOptions {
   runtime: RuntimePort
   guard: WorkspaceGuard
   screening: ScreeningHook
+  /** The gateway's one redactor: every string relayed from the runtime goes through it. */
+  redactor: Redactor
   logger: Logger
   version: string
   now?: () => number
@@ -63,6 +66,7 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
       principal,
       runtime: options.runtime,
       owned,
+      redactor: options.redactor,
       screening: options.screening,
       starting,
       ...(options.now && { now: options.now }),

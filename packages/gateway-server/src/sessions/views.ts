@@ -1,10 +1,22 @@
 import { messageText, type TurnMessage } from '../jobs/derive-job-state.js'
-import type { RuntimeFileDiff, RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
+import type { Redactor } from '../redact.js'
+import type {
+  RuntimeFileDiff,
+  RuntimePort,
+  RuntimeSession,
+  RuntimeStatus,
+  RuntimeTodo,
+} from '../runtime/port.js'
 import type { MessageView, SessionSummary } from '../schemas.js'
 import type { OwnedSessions } from './owned.js'
 
+// The client's views of runtime records. Every string copied from the runtime goes through the
+// gateway's redactor (`redact.ts`): no host path, no upstream id.
+
 /** Newest messages returned by a session view; older ones are left out. */
 export const MESSAGE_VIEW_LIMIT = 200
+/** Longest relayed error message (cut after redaction). */
+export const ERROR_MESSAGE_LIMIT = 500
 /** User turns whose file diffs are merged into the session diff view. */
 export const DIFF_TURN_LIMIT = 50
 const PATCH_LIMIT = 32 * 1024
@@ -14,12 +26,14 @@ const iso = (ms: number): string => new Date(ms).toISOString()
 /** The client's view of a session: handles only, never an upstream id. */
 export async function sessionSummary(
   owned: OwnedSessions,
+  redactor: Redactor,
   session: RuntimeSession,
   status: RuntimeStatus,
 ): Promise<SessionSummary> {
   return {
     session: await owned.sealSession(session.id),
-    title: session.title,
+    // The runtime may title a session after its first message, paths and ids included.
+    title: redactor.text(session.title),
     createdAt: iso(session.time.created),
     updatedAt: iso(session.time.updated),
     status,
@@ -36,6 +50,7 @@ export async function sessionSummary(
 
 export async function messageViews(
   owned: OwnedSessions,
+  redactor: Redactor,
   sessionId: string,
   messages: readonly TurnMessage[],
 ): Promise<MessageView[]> {
@@ -47,9 +62,9 @@ export async function messageViews(
         .map((p) => {
           const state = (p.state ?? {}) as { status?: unknown; title?: unknown }
           return {
-            tool: p.tool as string,
+            tool: redactor.text(p.tool as string),
             status: typeof state.status === 'string' ? state.status : 'unknown',
-            ...(typeof state.title === 'string' && { title: state.title }),
+            ...(typeof state.title === 'string' && { title: redactor.text(state.title) }),
           }
         })
       const error = m.info.error
@@ -58,12 +73,15 @@ export async function messageViews(
         role: m.info.role === 'user' ? ('user' as const) : ('assistant' as const),
         createdAt: iso(m.info.time.created),
         ...(m.info.time.completed !== undefined && { completedAt: iso(m.info.time.completed) }),
-        text: messageText(m),
+        text: redactor.text(messageText(m)),
         ...(tools.length > 0 && { tools }),
         ...(error && {
           error: {
-            name: error.name,
-            message: typeof error.data?.message === 'string' ? error.data.message.slice(0, 500) : error.name,
+            name: redactor.text(error.name),
+            message: redactor.excerpt(
+              typeof error.data?.message === 'string' ? error.data.message : error.name,
+              ERROR_MESSAGE_LIMIT,
+            ),
           },
         }),
       }
@@ -77,6 +95,7 @@ export async function messageViews(
  */
 export async function sessionDiff(
   runtime: RuntimePort,
+  redactor: Redactor,
   sessionId: string,
   messages: readonly TurnMessage[],
 ): Promise<Array<{ file: string; status?: string; additions: number; deletions: number; patch?: string }>> {
@@ -91,11 +110,35 @@ export async function sessionDiff(
       deletions: (prev?.deletions ?? 0) + diff.deletions,
     })
   }
+  // A patch quotes file names and content: an absolute path or an id in a changed line is
+  // rewritten like any other relayed text (the workspace tools read the file itself).
   return [...byPath.values()].map((d) => ({
-    file: d.path,
-    ...(d.status !== undefined && { status: d.status }),
-    additions: d.additions,
-    deletions: d.deletions,
-    ...(d.patch !== undefined && d.patch.length <= PATCH_LIMIT && { patch: d.patch }),
+    ...changedFile(redactor, d),
+    ...(d.patch !== undefined && d.patch.length <= PATCH_LIMIT && { patch: redactor.text(d.patch) }),
+  }))
+}
+
+/** One changed file of a diff (without its patch). */
+export function changedFile(
+  redactor: Redactor,
+  diff: RuntimeFileDiff,
+): { file: string; status?: string; additions: number; deletions: number } {
+  return {
+    file: redactor.text(diff.path),
+    ...(diff.status !== undefined && { status: diff.status }),
+    additions: diff.additions,
+    deletions: diff.deletions,
+  }
+}
+
+/** The session's todo list: the three fields of the design, nothing else the runtime adds. */
+export function todoViews(
+  redactor: Redactor,
+  todos: readonly RuntimeTodo[],
+): Array<{ content: string; status: string; priority?: string }> {
+  return todos.map((t) => ({
+    content: redactor.text(t.content),
+    status: t.status,
+    ...(t.priority !== undefined && { priority: t.priority }),
   }))
 }

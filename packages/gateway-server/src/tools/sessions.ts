@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.js'
 import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
+import type { Redactor } from '../redact.js'
 import type { RuntimePort, RuntimeStatus } from '../runtime/port.js'
 import {
   SessionDelete,
@@ -12,11 +13,13 @@ import {
   SessionListInput,
 } from '../schemas.js'
 import type { OwnedSessions } from '../sessions/owned.js'
-import { messageViews, sessionDiff, sessionSummary } from '../sessions/views.js'
+import { messageViews, sessionDiff, sessionSummary, todoViews } from '../sessions/views.js'
 
 export interface SessionToolContext {
   runtime: RuntimePort
   owned: OwnedSessions
+  /** Rewrites every string relayed from the runtime (no host path, no upstream id). */
+  redactor: Redactor
 }
 
 /** Cursor of `gateway.session.list`: an offset into the owned, newest-first list. Reveals nothing upstream. */
@@ -52,7 +55,7 @@ export function sessionListTool(
         .sort((a, b) => b.time.updated - a.time.updated || (a.id < b.id ? 1 : -1))
       const page = mine.slice(offset, offset + limit)
       const summaries = await Promise.all(
-        page.map((s) => sessionSummary(ctx.owned, s, statuses.get(s.id) ?? 'idle')),
+        page.map((s) => sessionSummary(ctx.owned, ctx.redactor, s, statuses.get(s.id) ?? 'idle')),
       )
       const next = offset + limit < mine.length ? encodeCursor(offset + limit) : undefined
       return { sessions: summaries, ...(next !== undefined && { nextCursor: next }) }
@@ -90,18 +93,14 @@ export function sessionGetTool(
       reads.catch(() => undefined)
       const session = await ctx.owned.loadOwned(id)
       const [status, messages, todos] = await reads
+      const { owned, redactor, runtime } = ctx
       return {
-        session: await sessionSummary(ctx.owned, session, status),
+        session: await sessionSummary(owned, redactor, session, status),
         ...(views.has('messages') &&
-          messages && { messages: await messageViews(ctx.owned, session.id, messages) }),
-        ...(views.has('diff') && messages && { diff: await sessionDiff(ctx.runtime, session.id, messages) }),
-        ...(todos && {
-          todos: todos.map((t) => ({
-            content: t.content,
-            status: t.status,
-            ...(t.priority !== undefined && { priority: t.priority }),
-          })),
-        }),
+          messages && { messages: await messageViews(owned, redactor, session.id, messages) }),
+        ...(views.has('diff') &&
+          messages && { diff: await sessionDiff(runtime, redactor, session.id, messages) }),
+        ...(todos && { todos: todoViews(redactor, todos) }),
       }
     },
     render: (out) => {
@@ -139,7 +138,14 @@ export function sessionForkTool(
         await ctx.runtime.deleteSession(fork.id).catch(() => undefined)
         throw error
       }
-      return { session: await sessionSummary(ctx.owned, { ...fork, metadata }, 'idle' as RuntimeStatus) }
+      return {
+        session: await sessionSummary(
+          ctx.owned,
+          ctx.redactor,
+          { ...fork, metadata },
+          'idle' as RuntimeStatus,
+        ),
+      }
     },
     render: (out) => `forked: ${out.session.title}: ${out.session.session}`,
   }
