@@ -88,7 +88,6 @@ export async function jobStatus(
     case 'running':
       return { status: 'running', ...base }
     case 'input_required': {
-      const decisions = allowedDecisions(ctx.principal.policy)
       const interactions: Interaction[] = [
         ...(await Promise.all(
           questions.map(async (q) => ({
@@ -109,7 +108,8 @@ export async function jobStatus(
             interaction: await owned.sealInteraction(session.id, p.id, 'permission'),
             permission: text(p.permission),
             patterns: p.patterns.map(text),
-            allowedDecisions: [...decisions],
+            // Decided on the runtime's own permission name (a webfetch ask is never "always").
+            allowedDecisions: [...allowedDecisions(ctx.principal.policy, p.permission)],
           })),
         )),
       ]

@@ -1,4 +1,4 @@
-import { canApprove } from '@agentgate/policy'
+import { isDecisionAllowed, type Policy } from '@agentgate/policy'
 import { GatewayError } from '../errors.js'
 import type { ToolDefinition } from '../mcp/define-tool.js'
 import type { Principal } from '../principal.js'
@@ -18,6 +18,18 @@ const notPending = (): GatewayError =>
   new GatewayError('not_pending', 'That question or permission request is no longer pending.')
 
 /**
+ * Refuses a decision the policy may not send for this ask (`forbidden`): approval without the
+ * `full` policy, or "always" for a webfetch ask, which OpenCode asks with `always: ["*"]` (every
+ * URL, whole project, until restart). `permission` is the runtime's name, once it is known.
+ */
+function assertDecisionAllowed(policy: Policy, decision: string, permission?: string): void {
+  if (isDecisionAllowed(policy, decision, permission)) return
+  throw isDecisionAllowed(policy, decision)
+    ? new GatewayError('forbidden', 'A web fetch request can be approved once or rejected, never always.')
+    : new GatewayError('forbidden', 'This credential may reject permission requests but not approve them.')
+}
+
+/**
  * `gateway.interaction.respond`: answers a pending question or permission request of an owned
  * session. The request must still be pending AND belong to the session the handle was issued
  * for; approval (once/always) needs the `full` policy; text sent on is screened first.
@@ -30,7 +42,7 @@ export function interactionRespondTool(
     name: 'gateway.interaction.respond',
     title: 'Answer the agent',
     description:
-      'Answer a pending question (answers: one array of option labels or custom text per question, or decision "reject" to dismiss it) or a permission request (decision once, always or reject, with an optional message). Only the full policy may approve (once/always). "always" approves matching requests for the whole workspace until the runtime restarts.',
+      'Answer a pending question (answers: one array of option labels or custom text per question, or decision "reject" to dismiss it) or a permission request (decision once, always or reject, with an optional message). Only the full policy may approve (once/always), and only with a decision its allowedDecisions list. "always" approves matching requests for the whole workspace until the runtime restarts; a web fetch request (permission webfetch) can never be approved "always", since that would approve every URL.',
     input: InteractionRespondInput,
     output: InteractionRespond,
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -44,14 +56,13 @@ export function interactionRespondTool(
           )
         if (answers !== undefined)
           throw new GatewayError('invalid_input', 'answers are for questions, not permission requests.')
-        if (decision !== 'reject' && !canApprove(principal.policy)) {
-          throw new GatewayError(
-            'forbidden',
-            'This credential may reject permission requests but not approve them.',
-          )
-        }
+        // Before any runtime call: a decision no ask of this policy allows.
+        assertDecisionAllowed(principal.policy, decision)
         const pending = await runtime.permissions(ref.session.id)
-        if (!pending.some((p) => p.id === ref.requestId && p.sessionID === ref.session.id)) throw notPending()
+        const ask = pending.find((p) => p.id === ref.requestId && p.sessionID === ref.session.id)
+        if (!ask) throw notPending()
+        // And for this ask: the decisions offered in its allowedDecisions, no others.
+        assertDecisionAllowed(principal.policy, decision, ask.permission)
         if (message !== undefined)
           await screenOrThrow(ctx.screening, { kind: 'permission_message', text: message, principal })
         await runtime.replyPermission(ref.requestId, decision, message).catch(mapGone)

@@ -12,7 +12,7 @@ import {
   WHO,
   type Who,
 } from './harness.js'
-import { expectShape, InteractionRespondShape, JobStatusShape } from './shapes.js'
+import { expectShape, InteractionRespondShape, JobStatusShape, PermissionInteractionShape } from './shapes.js'
 
 // gateway.interaction.respond for every policy: who may approve, what must still be pending,
 // whose interaction it is, and that answers and notes are screened before the runtime sees them.
@@ -201,6 +201,93 @@ describe('questions', () => {
     ).toBe('invalid_input')
     expect(replies(mark)).toEqual([])
     expect(questionPending(asked.requestId)).toBe(true)
+  })
+})
+
+// OpenCode 1.18.33 asks webfetch with `always: ["*"]`: "always" would approve every URL for the
+// whole project until the runtime restarts, so the gateway offers and accepts only once/reject.
+describe('webfetch permissions', () => {
+  const URL = 'https://example.com/docs/page'
+
+  async function askWebfetch(who: Who): Promise<Asked & { permission: ReturnType<typeof parsePermission> }> {
+    const started = expectShape(
+      JobStatusShape,
+      await h.clients[who].ok('gateway.agent.run', { message: 'fetch a page', waitMs: 0 }),
+    )
+    const sid = await h.sessionId(who, started.session)
+    const request = h.fake.askPermission(sid, { permission: 'webfetch', patterns: [URL], always: ['*'] })
+    const out = await h.clients[who].call('gateway.job.get', { job: started.job })
+    if (out.kind !== 'result' || out.isError) throw new Error(`job.get failed: ${JSON.stringify(out)}`)
+    const status = expectShape(JobStatusShape, out.structured)
+    expect(status.status).toBe('input_required')
+    const permission = parsePermission(status.interactions?.[0])
+    expect(out.text).toContain(`permission requested: webfetch ${URL}`)
+    expect(out.text).toContain(`decisions: ${permission.allowedDecisions.join('/')})`)
+    return { status, sid, interaction: permission.interaction, requestId: request.id, permission }
+  }
+  const parsePermission = (value: unknown) => expectShape(PermissionInteractionShape, value)
+
+  it.each([
+    ['chat', ['reject']],
+    ['read', ['reject']],
+    ['full', ['once', 'reject']],
+  ] as const)('offers %s only the decisions %j for a webfetch ask', async (policy, decisions) => {
+    const asked = await askWebfetch(WHO[policy])
+    expect(asked.permission).toMatchObject({ permission: 'webfetch', patterns: [URL] })
+    expect(asked.permission.allowedDecisions).toEqual(decisions)
+  })
+
+  it('refuses full an "always" approval of a webfetch ask with forbidden; nothing reaches the runtime', async () => {
+    const asked = await askWebfetch('full')
+    const mark = h.fake.requests.length
+    const out = await h.clients.full.call('gateway.interaction.respond', {
+      interaction: asked.interaction,
+      decision: 'always',
+    })
+    expect(out.kind === 'result' && out.error).toEqual({
+      code: 'forbidden',
+      message: 'A web fetch request can be approved once or rejected, never always.',
+    })
+    expect(replies(mark)).toEqual([])
+    expect(permissionPending(asked.requestId)).toBe(true)
+    expect(h.fake.state.alwaysApproved).not.toContain('*')
+  })
+
+  it('lets full approve a webfetch ask once', async () => {
+    const asked = await askWebfetch('full')
+    const mark = h.fake.requests.length
+    expect(
+      await h.clients.full.ok('gateway.interaction.respond', {
+        interaction: asked.interaction,
+        decision: 'once',
+      }),
+    ).toEqual({ accepted: true, kind: 'permission' })
+    expect(replies(mark)).toEqual([{ method: 'POST', path: `/permission/${asked.requestId}/reply` }])
+    expect(permissionPending(asked.requestId)).toBe(false)
+    expect(h.fake.state.alwaysApproved).not.toContain('*')
+  })
+
+  it.each(['chat', 'read'] as const)(
+    'refuses %s any approval of a webfetch ask, as for every ask',
+    async (who) => {
+      const asked = await askWebfetch(who)
+      for (const decision of ['once', 'always'] as const)
+        expect(
+          await h.clients[who].errorCode('gateway.interaction.respond', {
+            interaction: asked.interaction,
+            decision,
+          }),
+        ).toBe('forbidden')
+      expect(permissionPending(asked.requestId)).toBe(true)
+    },
+  )
+
+  it('still lets full approve "always" for an ask of another permission', async () => {
+    const asked = await ask('full', 'permission')
+    expect(asked.status.interactions?.[0]).toMatchObject({
+      permission: 'bash',
+      allowedDecisions: ['once', 'always', 'reject'],
+    })
   })
 })
 
