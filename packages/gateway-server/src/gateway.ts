@@ -25,7 +25,8 @@ export interface GatewayOptions {
   /**
    * Workspace root for the read/full workspace tools (`/work` in the image). Required unless
    * `guard` is given. Paths under it (or its realpath) in anything relayed from the runtime are
-   * shown relative to it; every other absolute path, and every upstream id, is replaced.
+   * shown relative to it; every other absolute path, and every upstream id, is replaced. With
+   * only `guard` given, no root is known and every absolute path counts as outside.
    */
   workspaceRoot?: string
   /** Or a ready guard (tests). */
