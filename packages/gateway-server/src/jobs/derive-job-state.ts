@@ -28,6 +28,9 @@ export interface TurnMessage {
   }>
 }
 
+/** Error name of a run whose answer was left unfinished while the session went idle. */
+export const INTERRUPTED = 'Interrupted'
+
 export type SessionRunState = 'idle' | 'busy' | 'retry'
 
 export type DerivedJobState =
@@ -115,7 +118,7 @@ export function deriveJobState(input: DeriveInput): DerivedJobState {
     // A turn killed with the process (SIGTERM) leaves an unfinished message and an idle session.
     return {
       state: 'failed',
-      error: { name: 'Interrupted', message: 'The run was interrupted.' },
+      error: { name: INTERRUPTED, message: 'The run was interrupted.' },
       text,
       usage,
     }

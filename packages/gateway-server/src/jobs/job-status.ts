@@ -6,7 +6,7 @@ import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port
 import type { Interaction, JobStatus } from '../schemas.js'
 import type { OwnedSessions } from '../sessions/owned.js'
 import { changedFile, todoViews } from '../sessions/views.js'
-import { type DerivedJobState, deriveJobState, type TurnMessage } from './derive-job-state.js'
+import { type DerivedJobState, deriveJobState, INTERRUPTED, type TurnMessage } from './derive-job-state.js'
 
 export interface JobContext {
   principal: Principal
@@ -68,7 +68,8 @@ export async function jobStatus(
   const { runtime, owned, redactor } = ctx
   const text = redactor.text
   const { messageId, startedAt } = job
-  const [messages, status] = await (prefetched ?? readTurnState(runtime, session.id))
+  const read = await (prefetched ?? readTurnState(runtime, session.id))
+  const [messages, status] = await confirmInterrupted(ctx, session.id, job, read)
   const [permissions, questions] =
     status === 'idle'
       ? [[], []]
@@ -134,6 +135,36 @@ export async function jobStatus(
     case 'cancelled':
       return { status: 'cancelled', ...base, text: derived.text, usage: derived.usage }
   }
+}
+
+const isInterrupted = (state: DerivedJobState): boolean =>
+  state.state === 'failed' && state.error.name === INTERRUPTED
+
+/**
+ * "Idle, with an unfinished answer" is what a turn killed with its process leaves, so it derives
+ * as a failed run. But the two reads it comes from run concurrently and may come from different
+ * moments: messages from just before a turn completed with the status from just after (idle),
+ * or a turn that just started. Clients stop polling on `failed`, so that state is confirmed
+ * before it is reported: the status is read again AFTER the messages (still running → busy),
+ * then the messages again AFTER an idle status (a turn that finished meanwhile is complete in
+ * them). The runtime marks a session busy before it creates the answer and completes the answer
+ * before it goes idle, so an unfinished answer read after an idle status is a dead run. Two
+ * rounds at most; the common paths never get here.
+ */
+export async function confirmInterrupted(
+  ctx: JobContext,
+  sessionId: string,
+  job: JobKey,
+  read: [TurnMessage[], RuntimeStatus],
+): Promise<[TurnMessage[], RuntimeStatus]> {
+  let [messages, status] = read
+  const derive = (): DerivedJobState => deriveJob(ctx, job, { messages, status, pendingAsks: 0 })
+  for (let round = 0; round < 2 && isInterrupted(derive()); round++) {
+    status = await ctx.runtime.statusOf(sessionId)
+    if (status !== 'idle') break
+    messages = await ctx.runtime.messages(sessionId)
+  }
+  return [messages, status]
 }
 
 /** The two reads a job's state is derived from. */

@@ -1,6 +1,13 @@
 import { agentProfile } from '@agentgate/policy'
 import { GatewayError } from '../errors.js'
-import { deriveJob, type JobContext, readTurnState, renderJobStatus, waitForJob } from '../jobs/job-status.js'
+import {
+  confirmInterrupted,
+  deriveJob,
+  type JobContext,
+  readTurnState,
+  renderJobStatus,
+  waitForJob,
+} from '../jobs/job-status.js'
 import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { RuntimeSession } from '../runtime/port.js'
 import { AgentRunInput, JobCancel, JobCancelInput, JobGetInput, JobStatus } from '../schemas.js'
@@ -116,8 +123,11 @@ export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCan
       if (ctx.starting.has(session.id)) throw busy()
       ctx.starting.add(session.id)
       try {
-        const [messages, status] = await readTurnState(runtime, session.id)
-        const state = deriveJob(ctx, { messageId, startedAt }, { messages, status, pendingAsks: 0 })
+        const key = { messageId, startedAt }
+        const read = await readTurnState(runtime, session.id)
+        // A live run misread as interrupted would be refused as not pending.
+        const [messages, status] = await confirmInterrupted(ctx, session.id, key, read)
+        const state = deriveJob(ctx, key, { messages, status, pendingAsks: 0 })
         if (state.state === 'missing') throw new GatewayError('not_found', 'Not found.')
         if (state.state !== 'running' && state.state !== 'input_required') {
           throw new GatewayError('not_pending', 'That job is not running, so there is nothing to cancel.')
