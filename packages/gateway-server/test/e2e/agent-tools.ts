@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { RecordedRequest, ScriptStep } from '@agentgate/testkit'
+import type { RecordedRequest, ScriptEntry } from '@agentgate/testkit'
 import type { E2E, McpSession, ToolOutcome } from './harness.js'
 
 /** A hostile workspace: entries that point at secrets, each secret a unique string. */
@@ -104,7 +104,7 @@ export interface AgentRun {
 export async function runScript(
   e2e: E2E,
   client: McpSession,
-  steps: ScriptStep[],
+  steps: ScriptEntry[],
   options: { session?: string; deadlineMs?: number } = {},
 ): Promise<AgentRun> {
   const marker = e2e.stack.model.script(steps)
@@ -120,6 +120,6 @@ export async function runScript(
   return {
     final: out,
     requests,
-    sentToModel: JSON.stringify(requests.map((r) => r.body.messages?.filter((m) => m.role !== 'system'))),
+    sentToModel: JSON.stringify(requests.map((r) => r.body?.messages?.filter((m) => m.role !== 'system'))),
   }
 }

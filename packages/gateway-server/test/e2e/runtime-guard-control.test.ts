@@ -52,7 +52,7 @@ describe('control: without the runtime guard the review findings reproduce', () 
     while (out.structured.status === 'running')
       out = await full.call('gateway.job.get', { job: run.final.structured.job, waitMs: 10_000 })
     const sent = JSON.stringify(
-      e2e.stack.model.requestsFor(run.requests[0]?.scriptId ?? '').map((r) => r.body.messages),
+      e2e.stack.model.requestsFor(run.requests[0]?.scriptId ?? '').map((r) => r.body?.messages),
     )
     expect(sent).toContain(`OPENCODE_SERVER_PASSWORD=${e2e.stack.runtime.password}`)
   })

@@ -88,7 +88,7 @@ describe('every file-touching tool, every policy: no hostile entry reaches the m
       expect(run.final.structured.status).toBe('completed')
       for (const [entry, value] of ws.secrets)
         expect([entry, run.sentToModel.includes(value)]).toEqual([entry, false])
-      const results = run.requests.at(-1)?.body.messages?.filter((m) => m.role === 'tool') ?? []
+      const results = run.requests.at(-1)?.body?.messages?.filter((m) => m.role === 'tool') ?? []
       expect(results.length).toBeGreaterThan(0)
       for (const result of results)
         expect(String(result.content)).toMatch(
@@ -143,10 +143,38 @@ describe('listings', () => {
   ] as const)('%s: %s names the ordinary file and no secret one', async (policy, _name, toolCall) => {
     const run = await runScript(e2e, clients[policy], [{ toolCall }, step.text('done')])
     expect(run.final.structured.status).toBe('completed')
-    const listing = String(run.requests.at(-1)?.body.messages?.filter((m) => m.role === 'tool').at(-1)?.content)
+    const listing = String(
+      run.requests
+        .at(-1)
+        ?.body?.messages?.filter((m) => m.role === 'tool')
+        .at(-1)?.content,
+    )
     expect(listing).toContain(ws.benign.path)
     for (const name of ['KEY.PEM', '.ENV', '.envrc', 'kubeconfig', 'api-key.txt', 'terraform.tfstate'])
       expect([name, listing.includes(name)]).toEqual([name, false])
+  })
+})
+
+describe('what the client sees of these runs', () => {
+  it('session views and job text carry no host path and no upstream id', async () => {
+    const run = await runScript(e2e, clients.full, [
+      step.calls(
+        { name: 'read', input: { filePath: abs(ws.benign.path) } },
+        { name: 'read', input: { filePath: abs('notes.txt') } },
+        { name: 'glob', input: { pattern: '*', path: ws.root } },
+      ),
+      (req) => ({ text: `results: ${req.toolResults.join(' | ')}` }),
+    ])
+    expect(run.final.structured.status).toBe('completed')
+    const view = await clients.full.call('gateway.session.get', {
+      session: run.final.structured.session,
+      include: ['messages', 'diff', 'todos'],
+    })
+    const relayed = JSON.stringify([run.final.structured, view.structured, view.text])
+    expect(relayed).toContain(ws.benign.path)
+    expect(relayed).not.toContain(ws.root)
+    expect(relayed).not.toContain(e2e.stack.runtime.tempDir)
+    expect(relayed).not.toMatch(/\b(ses|msg|prt|per|que)_[0-9a-f]{12}[0-9A-Za-z]{14}/)
   })
 })
 
@@ -167,7 +195,7 @@ describe('subagents', () => {
       expect(run.final.structured.status).toBe('completed')
       expect(existsSync(proof)).toBe(false)
       // No child session exists anywhere in the runtime.
-      const sessions = await e2e.upstream.listSessions({ limit: 100 })
+      const sessions = await e2e.upstream.listSessions()
       expect(sessions.filter((s) => s.parentID !== undefined)).toEqual([])
       expect(run.sentToModel).not.toMatch(/ses_[0-9a-f]{12}/)
     },
@@ -200,7 +228,17 @@ describe('web fetches', () => {
     ])
     expect(run.final.structured.status).toBe('input_required')
     const ask = pendingAsk(run.final)
-    expect(ask).toMatchObject({ kind: 'permission', permission: 'webfetch' })
+    // `always` would approve every URL for the whole runtime: only once or reject are offered.
+    expect(ask).toMatchObject({
+      kind: 'permission',
+      permission: 'webfetch',
+      allowedDecisions: ['once', 'reject'],
+    })
+    const always = await clients.full.call('gateway.interaction.respond', {
+      interaction: ask?.interaction,
+      decision: 'always',
+    })
+    expect(always.structured).toMatchObject({ error: { code: 'forbidden' } })
     const out = await answer(
       clients.full,
       run.final.structured.job as string,
@@ -235,7 +273,7 @@ describe("the runtime's secrets are not in the shell's environment", () => {
     )
     expect(out.structured.status).toBe('completed')
     const after = e2e.stack.model.requestsFor(run.requests[0]?.scriptId ?? '')
-    const sent = JSON.stringify(after.map((r) => r.body.messages))
+    const sent = JSON.stringify(after.map((r) => r.body?.messages))
     expect(sent).toContain('env-done')
     expect(sent).toContain('OPENCODE_CONFIG_DIR') // the environment really was printed
     expect(sent).not.toContain(e2e.stack.runtime.password)
