@@ -20,6 +20,24 @@ describe('step builders', () => {
     )
   })
 
+  it('build the file search, fetch and subagent calls', () => {
+    expect(step.glob('*.ts').toolCall).toEqual({ name: 'glob', input: { pattern: '*.ts' } })
+    expect(step.glob('*', '/w/src').toolCall?.input).toEqual({ pattern: '*', path: '/w/src' })
+    expect(step.grep('TODO', { include: '*.ts' }).toolCall).toEqual({
+      name: 'grep',
+      input: { pattern: 'TODO', include: '*.ts' },
+    })
+    expect(step.list().toolCall).toEqual({ name: 'list', input: {} })
+    expect(step.webfetch('http://x/').toolCall).toEqual({
+      name: 'webfetch',
+      input: { url: 'http://x/', format: 'text', timeout: 10 },
+    })
+    expect(step.task('do it').toolCall).toEqual({
+      name: 'task',
+      input: { description: 'subtask', prompt: 'do it', subagent_type: 'general' },
+    })
+  })
+
   it('fills question headers and string options', () => {
     expect(
       step.question({

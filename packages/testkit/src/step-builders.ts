@@ -46,6 +46,23 @@ export const step = {
   edit: (filePath: string, oldString: string, newString: string, replaceAll?: boolean): ToolCallStep =>
     call('edit', { filePath, oldString, newString, ...(replaceAll === undefined ? {} : { replaceAll }) }),
   todowrite: (todos: readonly TodoInput[]): ToolCallStep => call('todowrite', { todos }),
+  /** `glob {pattern, path?}`: file names matching `pattern` below `path` (default the workspace). */
+  glob: (pattern: string, path?: string): ToolCallStep =>
+    call('glob', { pattern, ...(path === undefined ? {} : { path }) }),
+  /** `grep {pattern, path?, include?}`: lines matching a regular expression. */
+  grep: (pattern: string, extra: { path?: string; include?: string } = {}): ToolCallStep =>
+    call('grep', { pattern, ...extra }),
+  /** `list {path?}`: not a tool of 1.18.33 (a call of it is an unavailable tool); for later releases. */
+  list: (path?: string): ToolCallStep => call('list', path === undefined ? {} : { path }),
+  /** `webfetch {url, format, timeout}`; the timeout is set because 1.18.33's `GET /permission`
+   * fails (400) while a webfetch ask without one is pending. */
+  webfetch: (
+    url: string,
+    extra: { format?: 'text' | 'markdown' | 'html'; timeout?: number } = {},
+  ): ToolCallStep => call('webfetch', { url, format: extra.format ?? 'text', timeout: extra.timeout ?? 10 }),
+  /** `task {description, prompt, subagent_type}`: starts a subagent session. */
+  task: (prompt: string, subagentType = 'general', description = 'subtask'): ToolCallStep =>
+    call('task', { description, prompt, subagent_type: subagentType }),
   question: (...questions: QuestionInput[]): ToolCallStep =>
     call('question', {
       questions: questions.map(({ question, header, options, multiple }) => ({

@@ -71,10 +71,10 @@ describe('createWorkspaceGuard: options are validated at creation', () => {
     }
   })
 
-  it('returns a frozen object with check, read and search', () => {
+  it('returns a frozen object with check, inspect, read and search', () => {
     const guard = createWorkspaceGuard({ root: base })
     expect(Object.isFrozen(guard)).toBe(true)
-    expect(Object.keys(guard).sort()).toEqual(['check', 'read', 'search'])
+    expect(Object.keys(guard).sort()).toEqual(['check', 'inspect', 'read', 'search'])
   })
 })
 

@@ -183,15 +183,7 @@ describe('subagents', () => {
     'a %s credential cannot start a subagent (the review ran a shell in one)',
     async (policy) => {
       const proof = join(ws.outside, `subagent-${policy}`)
-      const run = await runScript(e2e, clients[policy], [
-        {
-          toolCall: {
-            name: 'task',
-            input: { description: 'helper', prompt: `run touch ${proof}`, subagent_type: 'general' },
-          },
-        },
-        step.text('done'),
-      ])
+      const run = await runScript(e2e, clients[policy], [step.task(`run touch ${proof}`), step.text('done')])
       expect(run.final.structured.status).toBe('completed')
       expect(existsSync(proof)).toBe(false)
       // No child session exists anywhere in the runtime.
@@ -212,10 +204,7 @@ describe('web fetches', () => {
     ['loopback written as a decimal number', () => 'http://2130706433/'],
     ['IPv6 loopback', () => 'http://[::1]/'],
   ])('a full credential cannot fetch %s, and is not even asked', async (_name, url) => {
-    const run = await runScript(e2e, clients.full, [
-      { toolCall: { name: 'webfetch', input: { url: url(), format: 'text', timeout: 5 } } },
-      step.text('done'),
-    ])
+    const run = await runScript(e2e, clients.full, [step.webfetch(url()), step.text('done')])
     expect(run.final.structured.status).toBe('completed')
     expect(run.sentToModel).toMatch(/local and private network addresses are not reachable/)
   })
@@ -223,7 +212,7 @@ describe('web fetches', () => {
   it('a fetch of a public address asks the full credential, and a rejection stops it', async () => {
     const run = await runScript(e2e, clients.full, [
       // A documentation-free public address; it is never approved, so nothing is sent to it.
-      { toolCall: { name: 'webfetch', input: { url: 'http://93.184.216.34/', format: 'text', timeout: 5 } } },
+      step.webfetch('http://93.184.216.34/'),
       step.text('done'),
     ])
     expect(run.final.structured.status).toBe('input_required')
@@ -250,7 +239,7 @@ describe('web fetches', () => {
 
   it.each(['chat', 'read'] as const)('a %s credential cannot fetch at all', async (policy) => {
     const run = await runScript(e2e, clients[policy], [
-      { toolCall: { name: 'webfetch', input: { url: 'http://93.184.216.34/', format: 'text', timeout: 5 } } },
+      step.webfetch('http://93.184.216.34/'),
       step.text('done'),
     ])
     expect(run.final.structured.status).toBe('completed')
