@@ -91,6 +91,8 @@ export interface RuntimeHandle {
   readonly startupMs: number
   /** Whether the process has exited. */
   readonly exited: boolean
+  /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
+  readonly exitCode: Promise<number | null>
   /** The kept runtime output (last 2000 lines, stdout and stderr tagged). */
   logs(): string
   /** `fetch` relative to `url` with the Basic auth header set. */
@@ -240,6 +242,7 @@ function makeHandle(parts: HandleParts): RuntimeHandle {
     get exited() {
       return exit.exited
     },
+    exitCode: exit.promise.then((result) => result.code),
     logs: () => logs.text(),
     fetch(path, init = {}) {
       const headers = new Headers(init.headers)
