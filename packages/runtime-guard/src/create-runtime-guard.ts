@@ -60,6 +60,8 @@ export interface RuntimeGuardOptions {
 export const RUNTIME_SECRET_ENV: readonly string[] = Object.freeze(['OPENCODE_SERVER_PASSWORD'])
 
 const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024
+/** The runtime's own default timeout of `webfetch`, in seconds. */
+const WEBFETCH_DEFAULT_TIMEOUT_S = 30
 const DEFAULT_MAX_SESSIONS = 10_000
 
 /**
@@ -116,6 +118,11 @@ export function createRuntimeGuard(options: RuntimeGuardOptions = {}): RuntimeGu
         if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value as string)
       },
       async 'tool.execute.before'(call, output) {
+        // In every session: 1.18.33 answers GET /permission with a 400 (for every session of the
+        // runtime) while a webfetch ask without a timeout is pending, so the ask could not even
+        // be relayed. The runtime's own default (30 s) is written in explicitly.
+        if (call.tool === 'webfetch' && output.args.timeout === undefined)
+          output.args.timeout = WEBFETCH_DEFAULT_TIMEOUT_S
         const agent = sessions.get(call.sessionID)
         if (agent === null) return
         // A session never seen gets the tools every guarded profile allows, and no more.

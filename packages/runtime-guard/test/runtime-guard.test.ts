@@ -239,8 +239,14 @@ describe('tool rules for a guarded agent', () => {
     })
   })
 
-  it('a public fetch is left to the permission ask', async () => {
-    expect(await call(id, 'webfetch', { url: 'https://example.com/' })).toMatchObject({ ok: true })
+  it('a public fetch is left to the permission ask, with the timeout written in', async () => {
+    expect(await call(id, 'webfetch', { url: 'https://example.com/' })).toEqual({
+      ok: true,
+      args: { url: 'https://example.com/', timeout: 30 },
+    })
+    expect(await call(id, 'webfetch', { url: 'https://example.com/', timeout: 5 })).toMatchObject({
+      args: { timeout: 5 },
+    })
   })
 
   it('knows every tool the pinned runtime registers', () => {

@@ -237,6 +237,23 @@ describe('web fetches', () => {
     expect(['completed', 'failed']).toContain(out.structured.status)
   })
 
+  it('a fetch without a timeout is still relayed as a question (the runtime alone would fail every permission list)', async () => {
+    const run = await runScript(e2e, clients.full, [
+      { toolCall: { name: 'webfetch', input: { url: 'http://93.184.216.34/', format: 'text' } } },
+      step.text('done'),
+    ])
+    expect(run.final.structured.status).toBe('input_required')
+    const ask = pendingAsk(run.final)
+    expect(ask).toMatchObject({ kind: 'permission', permission: 'webfetch' })
+    const out = await answer(
+      clients.full,
+      run.final.structured.job as string,
+      ask?.interaction as string,
+      'reject',
+    )
+    expect(['completed', 'failed']).toContain(out.structured.status)
+  })
+
   it.each(['chat', 'read'] as const)('a %s credential cannot fetch at all', async (policy) => {
     const run = await runScript(e2e, clients[policy], [
       step.webfetch('http://93.184.216.34/'),
