@@ -32,4 +32,10 @@ export {
   RUNTIME_GUARD_MODULE_ENV,
 } from './plugin-wrapper.ts'
 /** What the guard does with each tool, and the error a refused call gets. */
-export { enforceToolCall, TOOL_RULES, ToolRefusedError, type ToolRule } from './tool-rules.ts'
+export {
+  enforceToolCall,
+  INSTRUCTION_FILES,
+  TOOL_RULES,
+  ToolRefusedError,
+  type ToolRule,
+} from './tool-rules.ts'

@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve } from 'node:path'
+import { lstat } from 'node:fs/promises'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import type { TargetAccess, WorkspaceGuard } from '@agentgate/workspace-guard'
 import { checkFetchTarget, type LookupAll } from './fetch-target.ts'
 import { patchTargets, rewritePatchTargets } from './patch-paths.ts'
@@ -89,7 +90,9 @@ export async function enforceToolCall(
       // tool cannot fall back to anything the checks did not see.
       const target = value === undefined && rule.optional ? '.' : value
       if (typeof target !== 'string' || target === '') throw refuse(tool, 'a path is required')
-      args[rule.arg] = await approve(ctx, tool, target, rule.access)
+      const approved = await approve(ctx, tool, target, rule.access)
+      if (rule.access === 'read') await assertInstructionFiles(ctx, tool, approved)
+      args[rule.arg] = approved
       return
     }
     case 'patch': {
@@ -122,6 +125,39 @@ async function approve(
   const verdict = await ctx.guard.inspect(inside === '' ? '.' : inside, access)
   if (!verdict.ok) throw refuse(tool, verdict.message)
   return verdict.absolute
+}
+
+/**
+ * Files the runtime's `read` tool loads by itself, unasked, from every directory between the file
+ * it reads and the workspace root, and appends to the tool's output ("Instructions from: …";
+ * measured on 1.18.33: AGENTS.md, CLAUDE.md unless disabled, CONTEXT.md). That second open never
+ * passes through a hook, so a planted `AGENTS.md → state/credentials/owner/key` (or `/dev/zero`,
+ * or a FIFO) would ride along with any ordinary read.
+ */
+export const INSTRUCTION_FILES: readonly string[] = Object.freeze(['AGENTS.md', 'CLAUDE.md', 'CONTEXT.md'])
+
+/**
+ * Refuses a read when any instruction file the runtime would load along with `absolute` exists
+ * but is not readable by the guard's rules (a link out, a hard link, a special or secret file,
+ * one over the size limit). Checked from the file's directory up to, not including, the root,
+ * as the runtime walks.
+ */
+async function assertInstructionFiles(ctx: EnforceContext, tool: string, absolute: string): Promise<void> {
+  let dir = dirname(absolute)
+  while (dir !== ctx.root && dir.startsWith(`${ctx.root}/`)) {
+    for (const name of INSTRUCTION_FILES) {
+      const candidate = join(dir, name)
+      try {
+        await lstat(candidate)
+      } catch {
+        continue // absent: nothing will be loaded from here
+      }
+      const verdict = await ctx.guard.inspect(relative(ctx.root, candidate), 'read')
+      if (!verdict.ok || verdict.kind !== 'file')
+        throw refuse(tool, 'an instruction file the runtime would load with it is not readable')
+    }
+    dir = dirname(dir)
+  }
 }
 
 /** The path relative to the workspace root, or undefined when it lies outside (lexically). */

@@ -34,6 +34,17 @@ beforeAll(async () => {
   symlinkSync('src/index.ts', join(root, 'inside-link.ts'))
   linkSync(join(outside, 'credentials/owner/key'), join(root, 'hard.txt'))
   execFileSync('mkfifo', [join(root, 'pipe')])
+  // Instruction files the runtime's read tool loads by itself from the directories above a file.
+  put(join(root, 'docs/guide/intro.md'), '# intro\n')
+  put(join(root, 'docs/AGENTS.md'), 'Be brief.\n')
+  put(join(root, 's7/deep/c.txt'), 'ordinary\n')
+  symlinkSync(join(outside, 'credentials/owner/key'), join(root, 's7/AGENTS.md'))
+  put(join(root, 's8/deep/c.txt'), 'ordinary\n')
+  linkSync(join(outside, 'credentials/owner/key'), join(root, 's8/deep/CONTEXT.md'))
+  put(join(root, 's9/c.txt'), 'ordinary\n')
+  execFileSync('mkfifo', [join(root, 's9/CLAUDE.md')])
+  put(join(root, 's10/c.txt'), 'ordinary\n')
+  symlinkSync('/dev/zero', join(root, 's10/AGENTS.md'))
   Object.assign(env, { OPENCODE_SERVER_PASSWORD: 'pw', PATH: '/usr/bin' })
   const lookup = async () => [{ address: '93.184.216.34', family: 4 }]
   hooks = await createRuntimeGuard({ env, lookup })({ directory: root })
@@ -171,6 +182,25 @@ describe('tool rules for a guarded agent', () => {
       ok: true,
       args: { filePath: join(root, 'src/new.ts'), content: 'x' },
     })
+  })
+
+  it('reads a file below an ordinary instruction file', async () => {
+    expect(await call(id, 'read', { filePath: 'docs/guide/intro.md' })).toMatchObject({ ok: true })
+  })
+
+  it.each([
+    ['a link to the owner key', 's7/deep/c.txt'],
+    ['a hard link', 's8/deep/c.txt'],
+    ['a FIFO', 's9/c.txt'],
+    ['a link to /dev/zero', 's10/c.txt'],
+  ])('refuses a read that would load an instruction file that is %s', async (_name, path) => {
+    expect(await call(id, 'read', { filePath: path })).toEqual({
+      ok: false,
+      message:
+        'read: refused by the workspace guard: an instruction file the runtime would load with it is not readable',
+    })
+    // Writing the same file is no read: the runtime loads nothing with it.
+    expect(await call(id, 'write', { filePath: path, content: 'x' })).toMatchObject({ ok: true })
   })
 
   it('fills in an omitted directory of glob with the workspace root', async () => {

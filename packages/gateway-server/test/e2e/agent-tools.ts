@@ -9,6 +9,11 @@ import type { E2E, McpSession, ToolOutcome } from './harness.js'
 export interface HostileWorkspace {
   /** Entry (relative to the workspace) → the secret that must never reach the model. */
   readonly secrets: ReadonlyMap<string, string>
+  /**
+   * Ordinary files whose read would make the runtime load a hostile instruction file beside or
+   * above them (AGENTS.md / CONTEXT.md / CLAUDE.md): entry → the secret that must not ride along.
+   */
+  readonly riders: ReadonlyMap<string, string>
   /** Entries that name directories (listed, globbed, written into). */
   readonly directories: readonly string[]
   /** A benign file and its content: the guard must still let it through. */
@@ -87,9 +92,22 @@ export function buildHostileWorkspace(e2e: E2E): HostileWorkspace {
     put(join(root, name), `${value}\n`)
     secrets.set(name, value)
   }
+  // The runtime's read tool loads AGENTS.md/CONTEXT.md/CLAUDE.md from the directories between the
+  // file and the root by itself (found by the black-box review).
+  const riders = new Map<string, string>()
+  const rider = (dir: string, name: string, plant: (path: string) => void, leak: string): void => {
+    put(join(root, dir, 'deep/c.txt'), 'ordinary\n')
+    plant(join(root, dir, name))
+    riders.set(`${dir}/deep/c.txt`, leak)
+  }
+  rider('r1', 'AGENTS.md', (p) => symlinkSync(join(outside, 'state/credentials/owner/key'), p), ownerKey)
+  rider('r2', 'CONTEXT.md', (p) => linkSync(join(outside, 'hard-target.txt'), p), hard)
+  rider('r3', 'AGENTS.md', (p) => symlinkSync('/proc/self/environ', p), e2e.stack.runtime.password)
+  rider('r4', 'AGENTS.md', (p) => symlinkSync('/dev/zero', p), '\u0000\u0000\u0000\u0000')
+  rider('r5', 'CONTEXT.md', (p) => execFileSync('mkfifo', [p]), 'never-written')
   const benign = { path: 'ok.txt', text: `benign-${randomBytes(6).toString('hex')}` }
   put(join(root, benign.path), `${benign.text}\n`)
-  return { secrets, directories: ['rootlink', '.git', 'rootlink/state'], benign, root, outside }
+  return { secrets, riders, directories: ['rootlink', '.git', 'rootlink/state'], benign, root, outside }
 }
 
 /** What one agent run left: the final job status and every request the model received. */

@@ -37,6 +37,12 @@ describe('control: without the runtime guard the review findings reproduce', () 
     expect(run.sentToModel).toContain(ws.secrets.get(entry))
   })
 
+  it('an ordinary read loads a planted AGENTS.md that links to the owner key', async () => {
+    const run = await runScript(e2e, read, [step.read(join(ws.root, 'r1/deep/c.txt')), step.text('done')])
+    expect(run.final.structured.status).toBe('completed')
+    expect(run.sentToModel).toContain(ws.riders.get('r1/deep/c.txt'))
+  })
+
   it('a mixed-case secret name slips past the permission patterns', async () => {
     const run = await runScript(e2e, read, [step.read(join(ws.root, 'Server.Key')), step.text('done')])
     expect(run.final.structured.status).toBe('completed')

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type ScriptToolCall, step } from '@agentgate/testkit'
+import { type ScriptEntry, type ScriptToolCall, step } from '@agentgate/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildHostileWorkspace, type HostileWorkspace, runScript } from './agent-tools.js'
 import { type E2E, type McpSession, startE2E } from './harness.js'
@@ -34,6 +34,7 @@ function hostileCalls(tool: string): ScriptToolCall[] {
   switch (tool) {
     case 'read':
       return [
+        ...[...ws.riders.keys()].map((f) => ({ name: 'read', input: { filePath: abs(f) } })),
         ...files.map((f) => ({ name: 'read', input: { filePath: abs(f) } })),
         { name: 'read', input: { filePath: 'notes.txt' } },
       ]
@@ -64,18 +65,36 @@ const POLICIES = ['chat', 'read', 'full'] as const
 // 1.18.33 has no `list` tool (the guard still knows one, for releases that do).
 const FILE_TOOLS = ['read', 'glob', 'grep', 'edit', 'write'] as const
 
-/** Answers the pending permission of `run` with `decision` and waits for the job to go on. */
-async function answer(client: McpSession, job: string, interaction: string, decision: string) {
-  const respond = await client.call('gateway.interaction.respond', { interaction, decision })
+const pendingAsk = (out: { structured: Record<string, unknown> }) =>
+  (out.structured.interactions as Array<Record<string, unknown>> | undefined)?.[0]
+
+/**
+ * Runs `steps`, expects the run to stop on one permission ask of `permission`, answers it with
+ * `decision` and waits for the job to go on. Returns the ask as the client saw it and the outcome.
+ */
+async function askAndAnswer(
+  client: McpSession,
+  steps: ScriptEntry[],
+  permission: string,
+  decision: 'once' | 'reject',
+  beforeAnswer?: (ask: Record<string, unknown> | undefined) => Promise<void>,
+) {
+  const run = await runScript(e2e, client, steps)
+  expect(run.final.structured.status).toBe('input_required')
+  const ask = pendingAsk(run.final)
+  expect(ask).toMatchObject({ kind: 'permission', permission })
+  await beforeAnswer?.(ask)
+  const job = run.final.structured.job as string
+  const respond = await client.call('gateway.interaction.respond', {
+    interaction: ask?.interaction,
+    decision,
+  })
   expect(respond.isError ? respond.text : 'ok').toBe('ok')
   let out = await client.call('gateway.job.get', { job, waitMs: 20_000 })
   while (out.structured.status === 'running')
     out = await client.call('gateway.job.get', { job, waitMs: 10_000 })
-  return out
+  return { run, ask, out }
 }
-
-const pendingAsk = (out: { structured: Record<string, unknown> }) =>
-  (out.structured.interactions as Array<Record<string, unknown>> | undefined)?.[0]
 
 describe('every file-touching tool, every policy: no hostile entry reaches the model', () => {
   describe.each(POLICIES)('%s credential', (policy) => {
@@ -86,7 +105,7 @@ describe('every file-touching tool, every policy: no hostile entry reaches the m
       ])
       // No call was turned into a question for the client: every one was refused outright.
       expect(run.final.structured.status).toBe('completed')
-      for (const [entry, value] of ws.secrets)
+      for (const [entry, value] of [...ws.secrets, ...ws.riders])
         expect([entry, run.sentToModel.includes(value)]).toEqual([entry, false])
       const results = run.requests.at(-1)?.body?.messages?.filter((m) => m.role === 'tool') ?? []
       expect(results.length).toBeGreaterThan(0)
@@ -118,17 +137,10 @@ describe('ordinary work still works', () => {
   })
 
   it('a full credential writes a new file after approval, and only inside the workspace', async () => {
-    const run = await runScript(e2e, clients.full, [
-      step.write(abs('made/by-agent.txt'), 'written by the agent'),
-      step.text('done'),
-    ])
-    expect(run.final.structured.status).toBe('input_required')
-    const ask = pendingAsk(run.final)
-    expect(ask).toMatchObject({ kind: 'permission', permission: 'edit' })
-    const out = await answer(
+    const { out } = await askAndAnswer(
       clients.full,
-      run.final.structured.job as string,
-      ask?.interaction as string,
+      [step.write(abs('made/by-agent.txt'), 'written by the agent'), step.text('done')],
+      'edit',
       'once',
     )
     expect(out.structured.status).toBe('completed')
@@ -210,47 +222,26 @@ describe('web fetches', () => {
   })
 
   it('a fetch of a public address asks the full credential, and a rejection stops it', async () => {
-    const run = await runScript(e2e, clients.full, [
-      // A documentation-free public address; it is never approved, so nothing is sent to it.
-      step.webfetch('http://93.184.216.34/'),
-      step.text('done'),
-    ])
-    expect(run.final.structured.status).toBe('input_required')
-    const ask = pendingAsk(run.final)
+    // A public address that is never approved, so nothing is ever sent to it.
+    const steps = [step.webfetch('http://93.184.216.34/'), step.text('done')]
+    const { ask, out } = await askAndAnswer(clients.full, steps, 'webfetch', 'reject', async (pending) => {
+      const always = await clients.full.call('gateway.interaction.respond', {
+        interaction: pending?.interaction,
+        decision: 'always',
+      })
+      expect(always.structured).toMatchObject({ error: { code: 'forbidden' } })
+    })
     // `always` would approve every URL for the whole runtime: only once or reject are offered.
-    expect(ask).toMatchObject({
-      kind: 'permission',
-      permission: 'webfetch',
-      allowedDecisions: ['once', 'reject'],
-    })
-    const always = await clients.full.call('gateway.interaction.respond', {
-      interaction: ask?.interaction,
-      decision: 'always',
-    })
-    expect(always.structured).toMatchObject({ error: { code: 'forbidden' } })
-    const out = await answer(
-      clients.full,
-      run.final.structured.job as string,
-      ask?.interaction as string,
-      'reject',
-    )
+    expect(ask?.allowedDecisions).toEqual(['once', 'reject'])
     expect(['completed', 'failed']).toContain(out.structured.status)
   })
 
   it('a fetch without a timeout is still relayed as a question (the runtime alone would fail every permission list)', async () => {
-    const run = await runScript(e2e, clients.full, [
+    const steps = [
       { toolCall: { name: 'webfetch', input: { url: 'http://93.184.216.34/', format: 'text' } } },
       step.text('done'),
-    ])
-    expect(run.final.structured.status).toBe('input_required')
-    const ask = pendingAsk(run.final)
-    expect(ask).toMatchObject({ kind: 'permission', permission: 'webfetch' })
-    const out = await answer(
-      clients.full,
-      run.final.structured.job as string,
-      ask?.interaction as string,
-      'reject',
-    )
+    ]
+    const { out } = await askAndAnswer(clients.full, steps, 'webfetch', 'reject')
     expect(['completed', 'failed']).toContain(out.structured.status)
   })
 
@@ -265,18 +256,11 @@ describe('web fetches', () => {
 
 describe("the runtime's secrets are not in the shell's environment", () => {
   it('an approved `env` in a full session shows no server password', async () => {
-    const run = await runScript(e2e, clients.full, [
+    const steps: ScriptEntry[] = [
       step.bash('env; echo env-done'),
       (req) => ({ text: `out ${req.toolResults.join('').length}` }),
-    ])
-    expect(run.final.structured.status).toBe('input_required')
-    const ask = pendingAsk(run.final)
-    const out = await answer(
-      clients.full,
-      run.final.structured.job as string,
-      ask?.interaction as string,
-      'once',
-    )
+    ]
+    const { run, out } = await askAndAnswer(clients.full, steps, 'bash', 'once')
     expect(out.structured.status).toBe('completed')
     const after = e2e.stack.model.requestsFor(run.requests[0]?.scriptId ?? '')
     const sent = JSON.stringify(after.map((r) => r.body?.messages))
