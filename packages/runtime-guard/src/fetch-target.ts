@@ -32,8 +32,12 @@ for (const [network, prefix] of [
 ] as const)
   BLOCKED.addSubnet(network, prefix, 'ipv4')
 for (const [network, prefix] of [
-  ['::', 128],
+  ['::', 96], // unspecified, loopback and IPv4-compatible (::a.b.c.d)
   ['::1', 128],
+  ['::ffff:0:0:0', 96], // SIIT (IPv4-translated)
+  ['2002::', 16], // 6to4: embeds any IPv4 address
+  ['2001::', 32], // Teredo: embeds any IPv4 address
+  ['64:ff9b:1::', 48], // local-use NAT64
   ['64:ff9b::', 96], // NAT64 can reach any IPv4 address
   ['100::', 64],
   ['2001:db8::', 32],
@@ -62,8 +66,9 @@ const defaultLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true, 
  * the host — an IP literal, or EVERY address its name resolves to — outside the blocked ranges.
  * A name that does not resolve is refused (the fetch could not work anyway). The runtime
  * resolves the name again when it fetches, so a DNS answer that changes in between (rebinding)
- * is not covered here; no address in the blocked ranges is reachable through a literal or a
- * stable name.
+ * is not covered here, nor a redirect the fetch follows after the check (the runtime follows
+ * them; reaching one needs a full credential's approval of a public URL first). No address in
+ * the blocked ranges is reachable through a literal or a stable name.
  */
 export async function checkFetchTarget(
   url: unknown,

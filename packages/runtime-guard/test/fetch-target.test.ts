@@ -31,6 +31,12 @@ describe('isBlockedAddress', () => {
     'fe80::1%eth0',
     '[::1]',
     'ff02::1',
+    '::7f00:1',
+    '::127.0.0.1',
+    '2002:7f00:1::',
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    '::ffff:0:7f00:1',
+    '64:ff9b:1::7f00:1',
     'not-an-address',
   ])('blocks %s', (address) => {
     expect(isBlockedAddress(address)).toBe(true)
