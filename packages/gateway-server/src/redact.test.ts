@@ -36,6 +36,14 @@ describe('createRedactor: the workspace root', () => {
     [`//${ROOT}/src/${ROOT}/a.ts`, `src/${ROOT}/a.ts`],
     [`-I${ROOT}/include -L${ROOT}`, '-Iinclude -L.'],
     [`${REAL}/src/b.ts`, 'src/b.ts'],
+    // Relative to `/`, as the runtime reports paths outside a git repository (review finding).
+    [`${ROOT.slice(1)}/new1.txt`, 'new1.txt'],
+    [`"${ROOT.slice(1)}"`, '"."'],
+    [`patterns: ${ROOT.slice(1)}/*`, 'patterns: *'],
+    [`${REAL.slice(1)}/s7/deep/c.txt`, 's7/deep/c.txt'],
+    [`x/${ROOT.slice(1)}/a`, `x/${ROOT.slice(1)}/a`],
+    // After an escaped line break in quoted JSON.
+    [`["ok"]\\n${ROOT}/hard.txt`, '["ok"]\\nhard.txt'],
     [REAL, '.'],
     [`${ROOT}/a and ${REAL}/b`, 'a and b'],
   ])('rewrites %j to %j', (input, output) => {
@@ -105,6 +113,17 @@ describe('createRedactor: the workspace root', () => {
       expect(r.text('/tmp')).toBe('/tmp')
       expect(r.text('and/or')).toBe('and/or')
     }
+  })
+})
+
+describe('createRedactor: a one-component root', () => {
+  const work = createRedactor({ workspaceRoot: '/work', realpath: () => '/work' })
+  it.each([
+    ['I finished the work.', 'I finished the work.'],
+    ['work/src/a.ts', 'work/src/a.ts'],
+    ['/work/src/a.ts', 'src/a.ts'],
+  ])('%s → %s', (input, expected) => {
+    expect(work.text(input)).toBe(expected)
   })
 })
 
@@ -228,10 +247,12 @@ describe('createRedactor: properties', () => {
       .map((parts) => parts.join('')),
   )
 
-  it('is idempotent', () => {
+  it('is idempotent, but for a relative path that spells the root (a second pass shortens it)', () => {
+    const bare = new RegExp(`(?<![\\p{L}\\p{N}_.~/])(?:${ROOT.slice(1)}|${REAL.slice(1)})`, 'u')
     fc.assert(
       fc.property(texty, (text) => {
         const once = redactor.text(text)
+        fc.pre(!bare.test(once))
         expect(redactor.text(once)).toBe(once)
       }),
       { numRuns: 2000 },

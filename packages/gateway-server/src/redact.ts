@@ -25,6 +25,8 @@ import { isAbsolute, resolve } from 'node:path'
 //    follows the root is not re-read: `<root>/a//<root>/b` → `a//<root>/b`, a relative path
 //    (`//` is `/`) that merely spells the root's characters, as a relative `x/<root>/y` does.
 //    A root is never matched inside a word: with the root `/work`, `src/work/a.ts` stays.
+//    A root of two or more components also counts without its leading `/` (the runtime reports
+//    paths relative to `/` outside a git repository: `srv/stack/workspace/a.ts` → `a.ts`).
 // 4. Any other absolute path of at least two components → `[outside workspace]`, sentence
 //    punctuation that ends it kept (`see /etc/hosts.` → `see [outside workspace].`). A path is a
 //    run of `/` and then components separated by runs of `/` (POSIX: `//` is `/`); it starts at
@@ -59,7 +61,7 @@ const COMPONENT_CHAR = new RegExp(C, 'u')
  * path, nor after `/` (only a run's first `/` starts one, which also keeps the scan linear); or
  * right after a one-letter option at the start of a word (`-I/usr/include`).
  */
-const PATH_START = String.raw`(?:(?<![\p{L}\p{N}_.~/])|(?<=(?:^|\s)-[A-Za-z]))`
+const PATH_START = String.raw`(?:(?<![\p{L}\p{N}_.~/])|(?<=(?:^|\s)-[A-Za-z])|(?<=\\[nrt]))`
 const URL = String.raw`(?<![\p{L}\p{N}+.\-/])(?![Ff][Ii][Ll][Ee]:)[A-Za-z][A-Za-z0-9+.\-]*:\/\/[^\s"'\x60<>]*`
 const PATH = String.raw`\/+${C}+(?:\/+${C}+)*\/*`
 /** The root ends at a component boundary: only sentence punctuation, then a non-component character or the end. */
@@ -115,8 +117,13 @@ function rootPattern(roots: ReadonlySet<string>): RegExp | undefined {
     .sort((a, b) => b.length - a.length)
     .map((r) => escapeRegExp(r.slice(1)))
   if (literal.length === 0) return undefined
+  // The runtime also reports paths relative to `/` (its worktree outside a git repository):
+  // `srv/stack/workspace/a.ts`. Such a form counts only for a root of two or more components,
+  // so a one-component root (`/work`) never eats the ordinary word `work`.
+  const bare = literal.filter((r) => r.includes('/'))
+  const forms = [`\\/+(?:${literal.join('|')})`, ...(bare.length > 0 ? [`(?:${bare.join('|')})`] : [])]
   // Groups: 1 = a URL (kept), 2 = the run of `/` after the root.
-  return new RegExp(`(${URL})|${PATH_START}\\/+(?:${literal.join('|')})${ROOT_END}(\\/*)`, 'gu')
+  return new RegExp(`(${URL})|${PATH_START}(?:${forms.join('|')})${ROOT_END}(\\/*)`, 'gu')
 }
 
 /**

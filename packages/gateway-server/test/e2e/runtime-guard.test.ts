@@ -184,9 +184,22 @@ describe('what the client sees of these runs', () => {
     })
     const relayed = JSON.stringify([run.final.structured, view.structured, view.text])
     expect(relayed).toContain(ws.benign.path)
-    expect(relayed).not.toContain(ws.root)
-    expect(relayed).not.toContain(e2e.stack.runtime.tempDir)
+    // Also not relative to `/`, as the runtime reports paths outside a git repository.
+    expect(relayed).not.toContain(ws.root.slice(1))
+    expect(relayed).not.toContain(e2e.stack.runtime.tempDir.slice(1))
     expect(relayed).not.toMatch(/\b(ses|msg|prt|per|que)_[0-9a-f]{12}[0-9A-Za-z]{14}/)
+  })
+
+  it('a permission ask names the file relative to the workspace', async () => {
+    const { ask } = await askAndAnswer(
+      clients.full,
+      [step.write(abs('made/relative.txt'), 'x'), step.text('done')],
+      'edit',
+      'reject',
+    )
+    const shown = JSON.stringify(ask)
+    expect(shown).toContain('made/relative.txt')
+    expect(shown).not.toContain(ws.root.slice(1))
   })
 })
 
