@@ -27,11 +27,20 @@ export async function filterListing(
     return output
   }
   const base = relative(root, dir)
-  return filterLines(output, (line) => {
+  let removed = 0
+  const kept = filterLines(output, (line) => {
     const name = line.trim().replace(/\/$/u, '')
-    if (!names.has(name)) return false
-    return !guard.check(base === '' ? name : `${base}/${name}`).ok
+    if (!names.has(name) || guard.check(base === '' ? name : `${base}/${name}`).ok) return false
+    removed++
+    return true
   })
+  // The runtime closes the listing with "(N entries)": the count must not tell what was left out.
+  return removed === 0
+    ? kept
+    : kept.replace(/^\((\d+) entr(?:y|ies)\)$/mu, (_match, total: string) => {
+        const n = Math.max(0, Number(total) - removed)
+        return `(${n} ${n === 1 ? 'entry' : 'entries'})`
+      })
 }
 
 function refusedPath(guard: WorkspaceGuard, root: string, line: string): boolean {

@@ -373,6 +373,8 @@ describe('listings name no refused entry', () => {
       'inside-link.ts',
       'notes.txt',
       'src/',
+      '',
+      '(5 entries)',
       '</entries>',
     ].join('\n')
     const output = { output: listing }
@@ -381,7 +383,10 @@ describe('listings name no refused entry', () => {
       output,
     )
     expect(output.output).toBe(
-      ['<entries>', 'hard.txt', 'inside-link.ts', 'notes.txt', 'src/', '</entries>'].join('\n'),
+      // The count the runtime prints must not betray what was left out.
+      ['<entries>', 'hard.txt', 'inside-link.ts', 'notes.txt', 'src/', '', '(4 entries)', '</entries>'].join(
+        '\n',
+      ),
     )
   })
 

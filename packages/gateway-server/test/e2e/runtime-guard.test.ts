@@ -164,6 +164,12 @@ describe('listings', () => {
     expect(listing).toContain(ws.benign.path)
     for (const name of ['KEY.PEM', '.ENV', '.envrc', 'kubeconfig', 'api-key.txt', 'terraform.tfstate'])
       expect([name, listing.includes(name)]).toEqual([name, false])
+    // A directory read closes with "(N entries)": N counts only what is shown.
+    const count = /\((\d+) entr(?:y|ies)\)/u.exec(listing)?.[1]
+    if (count !== undefined) {
+      const shown = listing.split('<entries>')[1]?.split('\n(')[0]?.split('\n').filter((l) => l.trim() !== '')
+      expect(Number(count)).toBe(shown?.length)
+    }
   })
 })
 
