@@ -58,16 +58,18 @@ describe('refusals', () => {
     const handle = await codec.seal('job', identity, jobPayload())
     const flipped = handleBytes(handle)
     flipped[20]! ^= 0x80
+    // Each rejection is caught where it is made: awaited one by one, a later one could reject
+    // before its turn and count as unhandled (seen on a loaded machine).
     const failures = [
       other.open('job', identity, handle),
       codec.open('session', identity, handle),
       codec.open('job', 'idn_other', handle),
       codec.open('job', identity, handleFromBytes(flipped)),
       codec.open('job', identity, handleFromBytes(handleBytes(handle).subarray(0, 50))),
-    ]
+    ].map((failure) => failure.catch((caught: unknown) => caught))
     const messages = new Set<string>()
     for (const failure of failures) {
-      const error = await failure.catch((caught: unknown) => caught)
+      const error = await failure
       expect(error).toBeInstanceOf(HandleError)
       expect((error as HandleError).code).toBe('ERR_HANDLE_INVALID')
       expect((error as HandleError).cause).toBeUndefined()
