@@ -167,7 +167,11 @@ describe('listings', () => {
     // A directory read closes with "(N entries)": N counts only what is shown.
     const count = /\((\d+) entr(?:y|ies)\)/u.exec(listing)?.[1]
     if (count !== undefined) {
-      const shown = listing.split('<entries>')[1]?.split('\n(')[0]?.split('\n').filter((l) => l.trim() !== '')
+      const shown = listing
+        .split('<entries>')[1]
+        ?.split('\n(')[0]
+        ?.split('\n')
+        .filter((l) => l.trim() !== '')
       expect(Number(count)).toBe(shown?.length)
     }
   })
