@@ -18,6 +18,11 @@ export async function filterListing(
 ): Promise<string> {
   if (tool === 'glob') return filterLines(output, (line) => refusedPath(guard, root, line))
   if (tool !== 'read' || typeof args.filePath !== 'string') return output
+  const instructions = output.indexOf(INSTRUCTIONS_BLOCK)
+  // The instruction files the read tool appended were checked before the read, but a file
+  // swapped in between would have been loaded anyway (measured: 13 of 80 reads under a swap
+  // loop). Their content never reaches a guarded agent through a read; it can read them itself.
+  if (instructions >= 0) return output.slice(0, instructions + '</content>'.length)
   const dir = args.filePath
   let names: Set<string>
   try {
@@ -34,14 +39,24 @@ export async function filterListing(
     removed++
     return true
   })
-  // The runtime closes the listing with "(N entries)": the count must not tell what was left out.
-  return removed === 0
-    ? kept
-    : kept.replace(/^\((\d+) entr(?:y|ies)\)$/mu, (_match, total: string) => {
-        const n = Math.max(0, Number(total) - removed)
-        return `(${n} ${n === 1 ? 'entry' : 'entries'})`
-      })
+  if (removed === 0 && !/^\(Showing \d+ of \d+ entries/mu.test(kept)) return kept
+  // The runtime closes the listing with "(N entries)", or "(Showing X of N entries. … beyond entry
+  // K)" for a page: no count may tell what was left out, on this page or any other.
+  const hidden = [...names].filter((name) => !guard.check(base === '' ? name : `${base}/${name}`).ok).length
+  const plural = (n: number): string => `${n} ${n === 1 ? 'entry' : 'entries'}`
+  return kept
+    .replace(
+      /^\((\d+) entr(?:y|ies)\)$/mu,
+      (_match, total: string) => `(${plural(Math.max(0, Number(total) - removed))})`,
+    )
+    .replace(/^\(Showing (\d+) of (\d+) entries\..*\)$/mu, (_match, shown: string, total: string) => {
+      const visible = Math.max(0, Number(shown) - removed)
+      return `(Showing ${visible} of ${Math.max(0, Number(total) - hidden)} entries. Use 'offset' to read more.)`
+    })
 }
+
+/** Where the read tool appends the instruction files it loaded along with the file. */
+const INSTRUCTIONS_BLOCK = '</content>\n<system-reminder>\n'
 
 function refusedPath(guard: WorkspaceGuard, root: string, line: string): boolean {
   const path = line.trim()

@@ -310,6 +310,20 @@ describe('patch headers', () => {
     ).toEqual(['a.ts', 'b.ts', 'c.ts'])
   })
 
+  it.each([
+    ['a line separator', '*** Add File: ../outside.txt\u2028'],
+    ['a carriage return pair', '*** Add File: ../outside.txt\r\r'],
+    ['a vertical tab', '*** Add File: .git/hooks/x\v'],
+    ['a no-break space', '*** Add File: .env\u00a0'],
+    ['leading spaces', '   *** Update File: ../outside.txt'],
+  ])('reads a header ending in %s as the runtime does (trimmed)', (_name, line) => {
+    const path = line
+      .trim()
+      .replace(/^\*\*\* [A-Za-z ]+:/u, '')
+      .trim()
+    expect(patchTargets(`*** Begin Patch\n${line}\n*** End Patch`)).toEqual([path])
+  })
+
   it('refuses to rewrite a target that was not checked', () => {
     expect(() => rewritePatchTargets('*** Add File: a.ts', new Map())).toThrow()
   })
@@ -388,6 +402,47 @@ describe('listings name no refused entry', () => {
         '\n',
       ),
     )
+  })
+
+  it('a paged directory read states the counts of what it shows, not of what it hides', async () => {
+    const id = await session('remote-read')
+    const listing = [
+      '<entries>',
+      '.env',
+      'hard.txt',
+      '',
+      "(Showing 2 of 9 entries. Use 'offset' parameter to read beyond entry 3)",
+      '</entries>',
+    ].join('\n')
+    const output = { output: listing }
+    await hooks['tool.execute.after'](
+      { tool: 'read', sessionID: id, callID: 'c', args: { filePath: root } },
+      output,
+    )
+    const hidden = ['.env'].length // the root's only refused entry
+    expect(output.output).toBe(
+      [
+        '<entries>',
+        'hard.txt',
+        '',
+        `(Showing 1 of ${9 - hidden} entries. Use 'offset' to read more.)`,
+        '</entries>',
+      ].join('\n'),
+    )
+  })
+
+  it('a read loses the instruction files the runtime appended (they could have been swapped in)', async () => {
+    const id = await session('remote-read')
+    const text =
+      '<path>x</path>\n<type>file</type>\n<content>\n1: hello\n(End of file - total 1 lines)\n</content>'
+    const output = {
+      output: `${text}\n<system-reminder>\nInstructions from: a/AGENTS.md\nSECRET\n</system-reminder>`,
+    }
+    await hooks['tool.execute.after'](
+      { tool: 'read', sessionID: id, callID: 'c', args: { filePath: join(root, 'src/index.ts') } },
+      output,
+    )
+    expect(output.output).toBe(text)
   })
 
   it('a trusted session keeps its listing', async () => {
