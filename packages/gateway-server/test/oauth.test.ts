@@ -214,10 +214,7 @@ describe('JWT bearer tokens', () => {
 
 describe('Wycheproof JWS vectors through the signature check', () => {
   const fixture = JSON.parse(
-    readFileSync(
-      new URL('../../../../shared/fixtures/security/wycheproof-jws-subset.json', import.meta.url),
-      'utf8',
-    ),
+    readFileSync(new URL('./fixtures/wycheproof-jws-subset.json', import.meta.url), 'utf8'),
   ) as {
     testGroups: Array<{
       comment?: string
