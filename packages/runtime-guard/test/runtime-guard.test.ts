@@ -70,6 +70,19 @@ async function call(sessionID: string, tool: string, args: Record<string, unknow
   }
 }
 
+/** The output of a `tool` call of a session that ran `agent`, after the plugin's after-hook. */
+async function afterHook(
+  agent: string,
+  tool: string,
+  args: Record<string, unknown>,
+  text: string,
+): Promise<string> {
+  const id = await session(agent)
+  const output = { output: text }
+  await hooks['tool.execute.after']({ tool, sessionID: id, callID: 'c', args }, output)
+  return output.output
+}
+
 describe('the plugin', () => {
   it('removes the runtime password from the environment when it loads', () => {
     expect(env.OPENCODE_SERVER_PASSWORD).toBeUndefined()
@@ -361,25 +374,22 @@ describe('profiles as the runtime gets them', () => {
 
 describe('listings name no refused entry', () => {
   it('glob output loses the paths the guard refuses, and nothing else', async () => {
-    const id = await session('remote-full')
-    const output = {
-      output: [
-        join(root, 'src/index.ts'),
-        join(root, '.env'),
-        join(root, '.git/config'),
-        join(outside, 'x'),
-        'No more files',
-      ].join('\n'),
-    }
-    await hooks['tool.execute.after'](
-      { tool: 'glob', sessionID: id, callID: 'c', args: { path: root } },
-      output,
+    const glob = [
+      join(root, 'src/index.ts'),
+      join(root, '.env'),
+      join(root, '.git/config'),
+      join(outside, 'x'),
+    ]
+    const filtered = await afterHook(
+      'remote-full',
+      'glob',
+      { path: root },
+      [...glob, 'No more files'].join('\n'),
     )
-    expect(output.output).toBe([join(root, 'src/index.ts'), 'No more files'].join('\n'))
+    expect(filtered).toBe([join(root, 'src/index.ts'), 'No more files'].join('\n'))
   })
 
   it("a directory read loses the refused entries' names", async () => {
-    const id = await session('remote-read')
     const listing = [
       '<entries>',
       '.env',
@@ -391,12 +401,8 @@ describe('listings name no refused entry', () => {
       '(5 entries)',
       '</entries>',
     ].join('\n')
-    const output = { output: listing }
-    await hooks['tool.execute.after'](
-      { tool: 'read', sessionID: id, callID: 'c', args: { filePath: root } },
-      output,
-    )
-    expect(output.output).toBe(
+    const filtered = await afterHook('remote-read', 'read', { filePath: root }, listing)
+    expect(filtered).toBe(
       // The count the runtime prints must not betray what was left out.
       ['<entries>', 'hard.txt', 'inside-link.ts', 'notes.txt', 'src/', '', '(4 entries)', '</entries>'].join(
         '\n',
@@ -405,22 +411,11 @@ describe('listings name no refused entry', () => {
   })
 
   it('a paged directory read states the counts of what it shows, not of what it hides', async () => {
-    const id = await session('remote-read')
-    const listing = [
-      '<entries>',
-      '.env',
-      'hard.txt',
-      '',
-      "(Showing 2 of 9 entries. Use 'offset' parameter to read beyond entry 3)",
-      '</entries>',
-    ].join('\n')
-    const output = { output: listing }
-    await hooks['tool.execute.after'](
-      { tool: 'read', sessionID: id, callID: 'c', args: { filePath: root } },
-      output,
-    )
+    const footer = "(Showing 2 of 9 entries. Use 'offset' parameter to read beyond entry 3)"
+    const listing = ['<entries>', '.env', 'hard.txt', '', footer, '</entries>'].join('\n')
+    const filtered = await afterHook('remote-read', 'read', { filePath: root }, listing)
     const hidden = ['.env'].length // the root's only refused entry
-    expect(output.output).toBe(
+    expect(filtered).toBe(
       [
         '<entries>',
         'hard.txt',
@@ -432,23 +427,15 @@ describe('listings name no refused entry', () => {
   })
 
   it('a read loses the instruction files the runtime appended (they could have been swapped in)', async () => {
-    const id = await session('remote-read')
     const text =
       '<path>x</path>\n<type>file</type>\n<content>\n1: hello\n(End of file - total 1 lines)\n</content>'
-    const output = {
-      output: `${text}\n<system-reminder>\nInstructions from: a/AGENTS.md\nSECRET\n</system-reminder>`,
-    }
-    await hooks['tool.execute.after'](
-      { tool: 'read', sessionID: id, callID: 'c', args: { filePath: join(root, 'src/index.ts') } },
-      output,
+    const loaded = `${text}\n<system-reminder>\nInstructions from: a/AGENTS.md\nSECRET\n</system-reminder>`
+    expect(await afterHook('remote-read', 'read', { filePath: join(root, 'src/index.ts') }, loaded)).toBe(
+      text,
     )
-    expect(output.output).toBe(text)
   })
 
   it('a trusted session keeps its listing', async () => {
-    const id = await session('build')
-    const output = { output: join(root, '.env') }
-    await hooks['tool.execute.after']({ tool: 'glob', sessionID: id, callID: 'c', args: {} }, output)
-    expect(output.output).toBe(join(root, '.env'))
+    expect(await afterHook('build', 'glob', {}, join(root, '.env'))).toBe(join(root, '.env'))
   })
 })
