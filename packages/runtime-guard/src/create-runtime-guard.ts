@@ -1,9 +1,9 @@
 import { realpathSync } from 'node:fs'
-import { createWorkspaceGuard, type WorkspaceGuard } from '@agentgate/workspace-guard'
+import { createWorkspaceGuard } from '@agentgate/workspace-guard'
 import type { LookupAll } from './fetch-target.ts'
 import { GUARDED_AGENTS, profileToolAllowlists } from './guarded-profiles.ts'
 import { filterListing } from './listing-filter.ts'
-import { enforceToolCall, ToolRefusedError } from './tool-rules.ts'
+import { type EnforceContext, enforceToolCall, refuse } from './tool-rules.ts'
 
 /** What the runtime hands a plugin function (the parts this plugin reads). */
 export interface PluginInput {
@@ -94,19 +94,20 @@ export function createRuntimeGuard(options: RuntimeGuardOptions = {}): RuntimeGu
   return async (input) => {
     for (const name of secretEnv) delete env[name]
     const directory = input.directory
-    let guard: WorkspaceGuard | undefined
-    let root = directory
+    let context: EnforceContext | undefined
     // sessionID → the guarded agent it last ran, or null for a trusted session. Once a session
     // has run a guarded agent it stays guarded: the runtime also reports its hidden helper
     // agents (title, summary) for the same session, and those must not turn the guard off.
     const sessions = new Map<string, string | null>()
 
-    const workspace = (): { guard: WorkspaceGuard; root: string } => {
-      if (guard === undefined) {
-        root = realpathSync(directory)
-        guard = createWorkspaceGuard({ root, maxBytes, ripgrepPath: false })
+    // Made on first use: the instance directory is canonicalised once, the guard created once.
+    const workspace = (): EnforceContext => {
+      if (context === undefined) {
+        const root = realpathSync(directory)
+        const guard = createWorkspaceGuard({ root, maxBytes, ripgrepPath: false })
+        context = { guard, directory, root, ...(options.lookup && { lookup: options.lookup }) }
       }
-      return { guard, root }
+      return context
     }
 
     return {
@@ -128,21 +129,14 @@ export function createRuntimeGuard(options: RuntimeGuardOptions = {}): RuntimeGu
         // A session never seen gets the tools every guarded profile allows, and no more.
         const allowed = agent === undefined ? strictest : (allowlists[agent] ?? strictest)
         if (allowed !== 'all' && !allowed.has(call.tool))
-          throw new ToolRefusedError(
-            `${call.tool}: refused by the workspace guard: this tool is not available to this credential`,
-          )
-        const { guard: g, root: r } = workspace()
-        await enforceToolCall(
-          { guard: g, directory, root: r, ...(options.lookup && { lookup: options.lookup }) },
-          call.tool,
-          output.args,
-        )
+          throw refuse(call.tool, 'this tool is not available to this credential')
+        await enforceToolCall(workspace(), call.tool, output.args)
       },
       async 'tool.execute.after'(call, output) {
         if (call.tool !== 'glob' && call.tool !== 'read') return
         if (sessions.get(call.sessionID) === null || typeof output.output !== 'string') return
-        const { guard: g, root: r } = workspace()
-        output.output = await filterListing(g, r, call.tool, call.args ?? {}, output.output)
+        const { guard, root } = workspace()
+        output.output = await filterListing(guard, root, call.tool, call.args ?? {}, output.output)
       },
       async 'shell.env'(_call, output) {
         // Belt and braces: the variables are gone from the process already; a value set here

@@ -61,7 +61,8 @@ export interface EnforceContext {
   readonly lookup?: LookupAll
 }
 
-const refuse = (tool: string, why: string): ToolRefusedError =>
+/** The refusal a tool call gets: `<tool>: refused by the workspace guard: <why>` (never a path). */
+export const refuse = (tool: string, why: string): ToolRefusedError =>
   new ToolRefusedError(`${tool}: refused by the workspace guard: ${why}`)
 
 /**
