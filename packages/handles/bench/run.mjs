@@ -19,7 +19,7 @@ const codec = createHandleCodec({ secret: randomBytes(32) })
 // the same size (length-prefixed domain, version, kind, identity).
 const plaintext = Buffer.concat([Buffer.alloc(12), Buffer.from(JSON.stringify(payload))])
 const aad = Buffer.concat(
-  ['agentgate/handle', 'v1', 'job', identity].map((part) => {
+  ['sallyport/handle', 'v1', 'job', identity].map((part) => {
     const bytes = Buffer.from(part)
     const length = Buffer.alloc(4)
     length.writeUInt32BE(bytes.length)

@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { expectHandleError, handleBytes, handleFromBytes, testSecret } from '../test/helpers.ts'
+import { HANDLE_KINDS, type HandleKind, MAX_LIFETIME_MS } from './codec-options.ts'
 import { createHandleCodec } from './create-handle-codec.ts'
-import { HANDLE_KINDS, type HandleKind, MAX_LIFETIME_MS } from './handle-kind.ts'
 
 const kind = fc.constantFrom(...HANDLE_KINDS)
 const identity = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 })

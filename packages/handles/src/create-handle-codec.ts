@@ -1,18 +1,34 @@
-import { aesGcmDecrypt, aesGcmEncrypt, GCM_IV_BYTES } from './aes-gcm.ts'
-import { checkLifetime, type HandleCodecOptions, readClock, resolveCodecOptions } from './codec-options.ts'
-import { cacheKey, deriveHandleKey } from './derive-keys.ts'
+import {
+  checkLifetime,
+  HANDLE_KINDS,
+  type HandleCodecOptions,
+  type HandleKind,
+  isHandleKind,
+  readClock,
+  resolveCodecOptions,
+} from './codec-options.ts'
+import { isWellFormedId } from './encoding.ts'
 import { HandleError } from './errors.ts'
-import { handleAad } from './handle-aad.ts'
-import { formatHandle, handleLength, MAX_HANDLE_LENGTH, parseHandle } from './handle-format.ts'
-import { HANDLE_KINDS, type HandleKind, isHandleKind } from './handle-kind.ts'
 import {
   decodePlaintext,
   encodePayload,
   encodePlaintext,
+  formatHandle,
+  handleAad,
+  handleLength,
+  MAX_HANDLE_LENGTH,
   PLAINTEXT_HEADER_BYTES,
-} from './handle-plaintext.ts'
-import { randomBytes, requireSubtle } from './web-crypto.ts'
-import { isWellFormedId } from './well-formed-id.ts'
+  parseHandle,
+} from './handle-format.ts'
+import {
+  aesGcmDecrypt,
+  aesGcmEncrypt,
+  cacheKey,
+  deriveHandleKey,
+  GCM_IV_BYTES,
+  randomBytes,
+  requireSubtle,
+} from './web-crypto.ts'
 
 /** How far in the future a handle's issue time may lie (clock skew between replicas). */
 export const MAX_CLOCK_SKEW_MS = 60_000

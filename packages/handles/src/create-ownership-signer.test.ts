@@ -22,7 +22,7 @@ describe('ownership signer', () => {
   it('computes HMAC-SHA256 with an HKDF-derived key over the length-prefixed pair', async () => {
     const secret = testSecret()
     const key = Buffer.from(
-      hkdfSync('sha256', secret, new Uint8Array(0), 'agentgate/ownership/v1 hmac-sha256', 32),
+      hkdfSync('sha256', secret, new Uint8Array(0), 'sallyport/ownership/v1 hmac-sha256', 32),
     )
     const part = (text: string) => {
       const bytes = Buffer.from(text, 'utf8')
@@ -30,7 +30,7 @@ describe('ownership signer', () => {
       length.writeUInt32BE(bytes.length)
       return Buffer.concat([length, bytes])
     }
-    const input = Buffer.concat(['agentgate/ownership', 'v1', session, identity].map(part))
+    const input = Buffer.concat(['sallyport/ownership', 'v1', session, identity].map(part))
     const expected = createHmac('sha256', key).update(input).digest('base64url')
     expect((await createOwnershipSigner({ secret }).sign(session, identity)).mac).toBe(expected)
   })

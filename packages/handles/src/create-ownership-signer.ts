@@ -1,9 +1,5 @@
-import { decodeBase64Url, encodeBase64Url } from './base64url.ts'
-import { cacheKey, deriveOwnershipKey } from './derive-keys.ts'
-import { encodeLengthPrefixed } from './length-prefixed.ts'
-import { copySecret } from './secret.ts'
-import { requireSubtle } from './web-crypto.ts'
-import { isWellFormedId } from './well-formed-id.ts'
+import { decodeBase64Url, encodeBase64Url, encodeLengthPrefixed, isWellFormedId } from './encoding.ts'
+import { cacheKey, copySecret, deriveOwnershipKey, requireSubtle } from './web-crypto.ts'
 
 /**
  * Proof, stored in an upstream session's metadata, that the gateway created that session for
@@ -34,7 +30,7 @@ export interface OwnershipSigner {
   verify(upstreamSessionId: string, identity: string, record: unknown): Promise<boolean>
 }
 
-const DOMAIN = 'agentgate/ownership'
+const DOMAIN = 'sallyport/ownership'
 const VERSION = 1
 const MAC_BYTES = 32
 const MAC_TEXT_LENGTH = 43

@@ -12,11 +12,16 @@ export const HANDLE_ERROR_MESSAGES: Readonly<Record<HandleErrorCode, string>> = 
   ERR_HANDLE_EXPIRED: 'handle has expired',
 })
 
+const marker = Symbol.for('sallyport.handles.HandleError')
+
 /**
  * Thrown by `HandleCodec.open` when a handle is refused. Never carries the handle, a key or a
  * payload, in its message or its `cause`.
  */
 export class HandleError extends Error {
+  // Read by isInstance through `in`, which works across copies of this package (Symbol.for).
+  readonly [marker] = true
+
   constructor(
     readonly code: HandleErrorCode,
     message: string = HANDLE_ERROR_MESSAGES[code],
@@ -28,8 +33,6 @@ export class HandleError extends Error {
 
   /** True for a `HandleError`, also one created by another copy of this package. */
   static isInstance(value: unknown): value is HandleError {
-    if (!(value instanceof Error) || value.name !== 'HandleError') return false
-    const code: unknown = (value as { code?: unknown }).code
-    return typeof code === 'string' && Object.hasOwn(HANDLE_ERROR_MESSAGES, code)
+    return typeof value === 'object' && value !== null && marker in value && value instanceof Error
   }
 }

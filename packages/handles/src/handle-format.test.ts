@@ -7,7 +7,7 @@ import { parseHandle } from './handle-format.ts'
 // The documented format, rebuilt independently with node:crypto: if the codec drifts from it
 // (key derivation, AAD, layout), these tests fail.
 const secret = testSecret()
-const key = Buffer.from(hkdfSync('sha256', secret, new Uint8Array(0), 'agentgate/handles/v1 aes-256-gcm', 32))
+const key = Buffer.from(hkdfSync('sha256', secret, new Uint8Array(0), 'sallyport/handles/v1 aes-256-gcm', 32))
 const T0 = Date.UTC(2026, 0, 1)
 
 function lengthPrefixed(parts: string[]): Buffer {
@@ -21,7 +21,7 @@ function lengthPrefixed(parts: string[]): Buffer {
   )
 }
 
-const aad = (kind: string, identity: string) => lengthPrefixed(['agentgate/handle', 'v1', kind, identity])
+const aad = (kind: string, identity: string) => lengthPrefixed(['sallyport/handle', 'v1', kind, identity])
 
 function uint48(value: number): Buffer {
   const out = Buffer.alloc(6)

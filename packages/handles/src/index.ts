@@ -1,7 +1,14 @@
 /** Opaque handle codec: AES-256-GCM, bound to a kind and an identity, expiring. */
 
-/** Options of `createHandleCodec`. */
-export type { HandleCodecOptions } from './codec-options.ts'
+/** Options of `createHandleCodec`; handle kinds, their default lifetimes and the longest lifetime accepted. */
+export {
+  DEFAULT_LIFETIMES_MS,
+  HANDLE_KINDS,
+  type HandleCodecOptions,
+  type HandleKind,
+  isHandleKind,
+  MAX_LIFETIME_MS,
+} from './codec-options.ts'
 export {
   createHandleCodec,
   type HandleCodec,
@@ -19,13 +26,5 @@ export {
 export { HANDLE_ERROR_MESSAGES, HandleError, type HandleErrorCode } from './errors.ts'
 /** Handle format limits: the `v1.` prefix and the longest accepted handle (4096). */
 export { HANDLE_PREFIX, MAX_HANDLE_LENGTH } from './handle-format.ts'
-/** Handle kinds, their default lifetimes and the longest lifetime accepted. */
-export {
-  DEFAULT_LIFETIMES_MS,
-  HANDLE_KINDS,
-  type HandleKind,
-  isHandleKind,
-  MAX_LIFETIME_MS,
-} from './handle-kind.ts'
 /** Shortest secret accepted (32 bytes). */
-export { MIN_SECRET_BYTES } from './secret.ts'
+export { MIN_SECRET_BYTES } from './web-crypto.ts'

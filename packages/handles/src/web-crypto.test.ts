@@ -1,7 +1,7 @@
 import { createCipheriv } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { aesGcmDecrypt, aesGcmEncrypt } from './aes-gcm.ts'
+import { aesGcmDecrypt, aesGcmEncrypt } from './web-crypto.ts'
 
 // Wycheproof AES-256-GCM vectors (C2SP/wycheproof, Apache-2.0; provenance in the file itself),
 // run through the very functions the codec calls.

@@ -1,3 +1,49 @@
+// Byte encodings of the formats: base64url text, length-prefixed byte strings (AAD and MAC input)
+// and the identifiers they may carry. Plain TypeScript: no `Buffer` (a Node module), and not
+// `atob`/`btoa`, which are lenient.
+
+/** Longest identity or upstream id accepted, in UTF-16 code units. */
+export const MAX_ID_LENGTH = 1024
+
+// With the `u` flag a surrogate pair is one code point, so this matches lone surrogates only.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u
+
+/**
+ * True for a non-empty string of at most 1024 code units without lone surrogates. Lone
+ * surrogates are refused because UTF-8 encoding maps them all to U+FFFD: two different
+ * identities would otherwise bind to the same bytes.
+ */
+export function isWellFormedId(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= MAX_ID_LENGTH &&
+    !LONE_SURROGATE.test(value)
+  )
+}
+
+const encoder = new TextEncoder()
+
+/**
+ * Encodes a list of strings so that two different lists never give the same bytes: each part is
+ * its UTF-8 byte length (4 bytes, big-endian) followed by its UTF-8 bytes. Used for AAD and MAC
+ * input, where `("ab", "c")` and `("a", "bc")` must not collide.
+ * Callers pass well-formed strings only (see `isWellFormedId`): UTF-8 encoding turns a lone
+ * surrogate into U+FFFD, which would make two different strings equal.
+ */
+export function encodeLengthPrefixed(parts: readonly string[]): Uint8Array {
+  const encoded = parts.map((part) => encoder.encode(part))
+  const out = new Uint8Array(encoded.reduce((sum, bytes) => sum + 4 + bytes.length, 0))
+  const view = new DataView(out.buffer)
+  let offset = 0
+  for (const bytes of encoded) {
+    view.setUint32(offset, bytes.length)
+    out.set(bytes, offset + 4)
+    offset += 4 + bytes.length
+  }
+  return out
+}
+
 // base64url without padding (RFC 4648 §5), written out because `Buffer` is a Node module and
 // `atob`/`btoa` are lenient. Decoding is strict: one string, one byte sequence.
 
