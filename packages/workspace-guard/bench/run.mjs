@@ -40,7 +40,7 @@ function buildTree(root) {
       const n = d * FILES_PER_DIRECTORY + f
       const lines = [
         `// module ${n}: generated for the workspace-guard benchmark`,
-        `import { helper${n % 97} } from '../shared/helper${n % 97}.js'`,
+        `import { helper${n % 97} } from '../common/helper${n % 97}.js'`,
         '',
         `export interface Options${n} {`,
         '  name: string',

@@ -1,9 +1,26 @@
+// Where a path really is: its canonical form (every symlink followed) and whether that lies
+// inside the root.
+
 import type { Stats } from 'node:fs'
 import { lstat, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import { isAllowedComponents } from './check-path.ts'
 import { denied, GuardError } from './errors.ts'
-import { componentsInsideRoot } from './inside-root.ts'
+
+/**
+ * Components of `absolute` relative to `root` when `absolute` is `root` or lies below it, else
+ * undefined. Both must be canonical (no symlinks, no `.`/`..`); the comparison is textual on
+ * whole components, so `/work-other` is not inside `/work`.
+ */
+export function componentsInsideRoot(root: string, absolute: string): string[] | undefined {
+  if (absolute === root) return []
+  const prefix = root.endsWith('/') ? root : `${root}/`
+  if (!absolute.startsWith(prefix)) return undefined
+  const components = absolute.slice(prefix.length).split('/')
+  // A canonical path never has these; refuse rather than trust a surprising kernel answer.
+  if (components.some((c) => c === '' || c === '.' || c === '..')) return undefined
+  return components
+}
 
 /**
  * Why a path that does not resolve is reported as missing or denied: walking it component by

@@ -1,5 +1,6 @@
 // The deny-list, as data. Every entry is compared with the *matching key* of a path component
-// (NFKC, lower case, trailing dots and spaces removed: see component-key.ts), on every component.
+// (NFKC, lower case, trailing dots and spaces removed: see `componentKey` in check-path.ts), on
+// every component.
 // Sources: test/fixtures/secret-filename-patterns.txt, vendored from the project's security fixtures (gitrob [G], gitleaks [L],
 // additions [A]); entries marked "+" are this package's additions. README.md lists what was left out.
 

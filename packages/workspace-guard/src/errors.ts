@@ -20,6 +20,8 @@ export const GUARD_MESSAGES: Readonly<Record<GuardErrorCode, string>> = Object.f
   ERR_GUARD_INVALID: 'invalid request',
 })
 
+const marker = Symbol.for('sallyport.workspace-guard.GuardError')
+
 /**
  * Error thrown by `read` and `search`. `message` is fixed per code (see {@link GUARD_MESSAGES})
  * except for `ERR_GUARD_INVALID`, whose message names the offending option but never echoes input.
@@ -29,6 +31,8 @@ export const GUARD_MESSAGES: Readonly<Record<GuardErrorCode, string>> = Object.f
  */
 export class GuardError extends Error {
   override readonly name = 'GuardError'
+  // Read by isInstance through `in`, which works across copies of this package (Symbol.for).
+  readonly [marker] = true
 
   constructor(
     readonly code: GuardErrorCode,
@@ -40,14 +44,7 @@ export class GuardError extends Error {
 
   /** True for a `GuardError`, also across duplicated copies of this package. */
   static isInstance(value: unknown): value is GuardError {
-    if (value instanceof GuardError) return true
-    const code = (value as { code?: unknown } | null)?.code
-    return (
-      value instanceof Error &&
-      value.name === 'GuardError' &&
-      typeof code === 'string' &&
-      code.startsWith('ERR_GUARD_')
-    )
+    return typeof value === 'object' && value !== null && marker in value && value instanceof Error
   }
 }
 

@@ -1,10 +1,9 @@
 import type { Stats } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { missingOrDenied } from './canonicalise.ts'
+import { componentsInsideRoot, missingOrDenied } from './canonicalise.ts'
 import { checkPath, isAllowedComponents } from './check-path.ts'
 import { GUARD_MESSAGES, GuardError, type GuardErrorCode } from './errors.ts'
-import { componentsInsideRoot } from './inside-root.ts'
 import type { InspectResult, TargetAccess } from './types.ts'
 
 const refuse = (code: GuardErrorCode): InspectResult => ({ ok: false, code, message: GUARD_MESSAGES[code] })

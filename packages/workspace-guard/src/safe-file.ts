@@ -1,9 +1,9 @@
 import type { Stats } from 'node:fs'
 import { constants } from 'node:fs'
 import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises'
+import { componentsInsideRoot } from './canonicalise.ts'
 import { isAllowedComponents } from './check-path.ts'
 import { denied, GuardError } from './errors.ts'
-import { componentsInsideRoot } from './inside-root.ts'
 
 // O_NOFOLLOW: a final symlink (swapped in after the checks) fails with ELOOP instead of being
 // followed. O_NONBLOCK: opening a FIFO without a writer returns at once instead of hanging the
@@ -120,7 +120,7 @@ export function assertReadMatchesStats(bytes: Buffer, stats: Stats, maxBytes: nu
  * The whole safe read of one already canonicalised path: open (no final symlink, non-blocking),
  * fstat, verify canonical path and descriptor are inside the root and allowed, refuse non-regular
  * and hard-linked files and files over the cap, read at most cap + 1 bytes. Content is not yet
- * classified (see decode-text.ts). The descriptor is always closed.
+ * classified (see read-file.ts). The descriptor is always closed.
  */
 export async function readSafeFile(root: string, absolutePath: string, maxBytes: number): Promise<Buffer> {
   const file = await openSafe(absolutePath)

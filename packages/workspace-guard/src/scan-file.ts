@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { isAllowedComponents } from './check-path.ts'
-import { decodeText } from './decode-text.ts'
+import { decodeText } from './read-file.ts'
 import {
   assertReadableFile,
   assertReadMatchesStats,

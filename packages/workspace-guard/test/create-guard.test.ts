@@ -2,7 +2,15 @@ import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createWorkspaceGuard, GuardError } from '../src/index.ts'
+import {
+  createWorkspaceGuard,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_SEARCH_LIMIT,
+  GuardError,
+  MAX_PATH_LENGTH,
+  MAX_QUERY_LENGTH,
+  MAX_SEARCH_LIMIT,
+} from '../src/index.ts'
 import { RIPGREP } from './helpers/search-fixture.ts'
 
 const base = mkdtempSync(join(tmpdir(), 'workspace-guard-options-'))
@@ -78,6 +86,56 @@ describe('createWorkspaceGuard: options are validated at creation', () => {
   })
 })
 
+describe('exported limits', () => {
+  it('are the documented numbers', () => {
+    expect({
+      MAX_PATH_LENGTH,
+      MAX_QUERY_LENGTH,
+      DEFAULT_SEARCH_LIMIT,
+      MAX_SEARCH_LIMIT,
+      DEFAULT_MAX_BYTES,
+    }).toEqual({
+      MAX_PATH_LENGTH: 1024,
+      MAX_QUERY_LENGTH: 500,
+      DEFAULT_SEARCH_LIMIT: 20,
+      MAX_SEARCH_LIMIT: 100,
+      DEFAULT_MAX_BYTES: 256 * 1024,
+    })
+  })
+
+  it('are the bounds the guard enforces, each one inclusive', async () => {
+    const guard = createWorkspaceGuard({ root: base, ripgrepPath: false })
+    const path = (length: number): string => `${'a/'.repeat(length / 2 - 1)}ab`
+    expect(guard.check(path(MAX_PATH_LENGTH)).ok).toBe(true)
+    expect(guard.check(path(MAX_PATH_LENGTH + 2)).ok).toBe(false)
+    const search = (query: string, limit?: number) =>
+      guard.search({ mode: 'files', query, ...(limit !== undefined && { limit }) })
+    await expect(search('q'.repeat(MAX_QUERY_LENGTH))).resolves.toMatchObject({ truncated: false })
+    await expect(search('q'.repeat(MAX_QUERY_LENGTH + 1))).rejects.toMatchObject({
+      code: 'ERR_GUARD_INVALID',
+    })
+    await expect(search('x', MAX_SEARCH_LIMIT)).resolves.toBeDefined()
+    await expect(search('x', MAX_SEARCH_LIMIT + 1)).rejects.toMatchObject({ code: 'ERR_GUARD_INVALID' })
+  })
+
+  it('searches DEFAULT_SEARCH_LIMIT matches when no limit is given, and reads up to DEFAULT_MAX_BYTES', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'workspace-guard-limits-'))
+    try {
+      for (let i = 0; i < DEFAULT_SEARCH_LIMIT + 5; i++) writeFileSync(join(dir, `hit${i}.txt`), 'x')
+      writeFileSync(join(dir, 'full.txt'), 'a'.repeat(DEFAULT_MAX_BYTES))
+      writeFileSync(join(dir, 'over.txt'), 'a'.repeat(DEFAULT_MAX_BYTES + 1))
+      const guard = createWorkspaceGuard({ root: dir, ripgrepPath: false })
+      const result = await guard.search({ mode: 'files', query: 'hit' })
+      expect(result).toMatchObject({ truncated: true })
+      expect(result.matches).toHaveLength(DEFAULT_SEARCH_LIMIT)
+      expect((await guard.read('full.txt')).text).toHaveLength(DEFAULT_MAX_BYTES)
+      await expect(guard.read('over.txt')).rejects.toMatchObject({ code: 'ERR_GUARD_TOO_LARGE' })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe('GuardError', () => {
   it('has a name, a code, the fixed message and an isInstance check', () => {
     const error = new GuardError('ERR_GUARD_NOT_FOUND')
@@ -85,9 +143,16 @@ describe('GuardError', () => {
     expect(error.name).toBe('GuardError')
     expect(error.message).toBe('no such file in the workspace')
     expect(GuardError.isInstance(error)).toBe(true)
-    const foreign = Object.assign(new Error('x'), { name: 'GuardError', code: 'ERR_GUARD_DENIED' })
+    // Another copy of the package: another class, the same registered symbol.
+    const foreign = Object.assign(new Error('x'), {
+      name: 'GuardError',
+      code: 'ERR_GUARD_DENIED',
+      [Symbol.for('sallyport.workspace-guard.GuardError')]: true,
+    })
     expect(GuardError.isInstance(foreign)).toBe(true)
     expect(GuardError.isInstance(new Error('x'))).toBe(false)
+    const nameOnly = Object.assign(new Error('x'), { name: 'GuardError', code: 'ERR_GUARD_DENIED' })
+    expect(GuardError.isInstance(nameOnly)).toBe(false)
     expect(GuardError.isInstance({ name: 'GuardError', code: 'ERR_GUARD_DENIED' })).toBe(false)
   })
 })

@@ -2,10 +2,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSearchBudget } from './search-budget.ts'
-import type { SearchContext } from './search-context.ts'
+import { createSearchBudget } from './search.ts'
 import type { CandidateSource } from './search-engine.ts'
-import { searchFiles } from './search-files.ts'
+import { type SearchContext, searchFiles } from './search-modes.ts'
 
 let root: string
 const NAMES = Array.from({ length: 20 }, (_, i) => `src/file${i}.ts`)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { containsPrivateKey, decodeText } from './decode-text.ts'
 import { GuardError } from './errors.ts'
+import { containsPrivateKey, decodeText } from './read-file.ts'
 
 const code = (bytes: Uint8Array): string | undefined => {
   try {
