@@ -58,7 +58,7 @@ function timeSyncBatched(fn) {
   return summarise(samples)
 }
 
-const dir = await mkdtemp(join(tmpdir(), 'agentgate-credentials-bench-'))
+const dir = await mkdtemp(join(tmpdir(), 'sallyport-credentials-bench-'))
 try {
   const stateDir = join(dir, 'state')
   const store = createCredentialStore({ stateDir })

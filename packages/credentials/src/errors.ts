@@ -15,11 +15,16 @@ export type CredentialErrorCode =
   | 'ERR_CREDENTIALS_SECRET_INVALID'
   | 'ERR_CREDENTIALS_SECRET_INSECURE'
 
+const marker = Symbol.for('sallyport.credentials.CredentialError')
+
 /**
  * The one error class of this package. Messages name usernames and store-relative paths, never a
  * key, a key's length or a secret's bytes.
  */
 export class CredentialError extends Error {
+  // Read by isInstance through `in`, which works across copies of this package (Symbol.for).
+  readonly [marker] = true
+
   constructor(
     readonly code: CredentialErrorCode,
     message: string,
@@ -31,11 +36,6 @@ export class CredentialError extends Error {
 
   /** True for a {@link CredentialError}, also one from another copy of this package. */
   static isInstance(value: unknown): value is CredentialError {
-    return (
-      value instanceof CredentialError ||
-      (value instanceof Error &&
-        value.name === 'CredentialError' &&
-        typeof (value as { code?: unknown }).code === 'string')
-    )
+    return typeof value === 'object' && value !== null && marker in value && value instanceof Error
   }
 }

@@ -1,5 +1,5 @@
 /**
- * @agentgate/credentials: file-backed named credentials, the gateway's key resolver, OAuth
+ * @sallyport/credentials: file-backed named credentials, the gateway's key resolver, OAuth
  * (issuer, subject) mappings and the stack's initial seeding. Node only.
  */
 
@@ -16,7 +16,7 @@ export {
 } from './credential-store.ts'
 /** The one error class, with `ERR_CREDENTIALS_*` codes. */
 export { CredentialError, type CredentialErrorCode } from './errors.ts'
-/** Reads and creates the handle secret file used by `@agentgate/handles`. */
+/** Reads and creates the handle secret file used by `@sallyport/handles`. */
 export { ensureHandleSecret, HANDLE_SECRET_BYTES, readHandleSecret } from './handle-secret.ts'
 /** The pure matcher behind the resolver and its result types. */
 export {

@@ -125,7 +125,7 @@ function lockedError(options: LockOptions, owner: LockFile | undefined): Credent
   return new CredentialError(
     'ERR_CREDENTIALS_LOCKED',
     `credential store is locked${who}; gave up after ${options.timeoutMs} ms ` +
-      `(if no agentgate command is running, remove ${options.displayPath})`,
+      `(if no sallyport command is running, remove ${options.displayPath})`,
   )
 }
 

@@ -14,7 +14,7 @@ let bundleDir: string
 let bundle: string
 
 beforeAll(async () => {
-  bundleDir = await mkdtemp(join(tmpdir(), 'agentgate-credentials-bundle-'))
+  bundleDir = await mkdtemp(join(tmpdir(), 'sallyport-credentials-bundle-'))
   await build({
     entry: { index: fileURLToPath(new URL('../src/index.ts', import.meta.url)) },
     outDir: bundleDir,

@@ -7,7 +7,7 @@ import { onTestFinished } from 'vitest'
 
 /** A fresh state directory, removed when the current test finishes. */
 export async function tempStateDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'agentgate-credentials-'))
+  const dir = await mkdtemp(join(tmpdir(), 'sallyport-credentials-'))
   onTestFinished(async () => {
     await rm(dir, { recursive: true, force: true })
   })
