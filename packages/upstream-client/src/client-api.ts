@@ -63,6 +63,8 @@ export interface PromptAsyncInput {
   readonly agent?: string
   readonly parts: readonly PromptPartInput[]
   readonly model?: { readonly providerID: string; readonly modelID: string }
+  /** A system prompt for this turn, added to the agent's own. */
+  readonly system?: string
 }
 
 /** Answer to a permission ask: `always` approves its patterns for the whole project until restart. */

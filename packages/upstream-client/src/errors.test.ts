@@ -23,7 +23,7 @@ describe('UpstreamError', () => {
     const error = new UpstreamError('ERR_UPSTREAM_TIMEOUT', 'x', { operation: 'a', isRetryable: true })
     expect(UpstreamError.isInstance(error)).toBe(true)
     const foreign = Object.assign(new Error('x'), {
-      [Symbol.for('agentgate.upstream-client.UpstreamError')]: true,
+      [Symbol.for('sallyport.upstream-client.UpstreamError')]: true,
     })
     expect(UpstreamError.isInstance(foreign)).toBe(true)
     expect(UpstreamError.isInstance(new Error('x'))).toBe(false)

@@ -14,7 +14,7 @@ export type UpstreamErrorCode =
 /** The longest `body` excerpt an {@link UpstreamError} keeps. */
 export const MAX_ERROR_BODY_LENGTH = 500
 
-const marker = Symbol.for('agentgate.upstream-client.UpstreamError')
+const marker = Symbol.for('sallyport.upstream-client.UpstreamError')
 
 /** What {@link UpstreamError}'s constructor takes besides the code and message. */
 export interface UpstreamErrorInit {

@@ -1,6 +1,7 @@
 import { backoffDelay, sleep } from './backoff.ts'
 import { isRetryableStatus, UpstreamError } from './errors.ts'
 import type { EventStreamOptions } from './options.ts'
+import { raceAbort } from './race-abort.ts'
 import { excerpt, type Redactor, sanitizeCause } from './redact.ts'
 import { safely } from './safely.ts'
 import { type RawEvent, RawEventSchema } from './schemas.ts'
@@ -96,11 +97,11 @@ export function createEventStream(deps: StreamDeps): EventStream {
       cancelBody?.()
       connection.abort(reason)
     }
-    // Every await below races this, so a fetch that ignores the signal cannot stall the loop.
-    const aborted = new Promise<never>((_resolve, reject) => {
-      connection.signal.addEventListener('abort', () => reject(connection.signal.reason), { once: true })
-    })
-    aborted.catch(() => undefined)
+    // Every await below is raced against the connection's signal, so a fetch that ignores the
+    // signal cannot stall the loop. raceAbort, not Promise.race with one long-lived "aborted"
+    // promise: that promise would collect a reaction, and with it the chunk read, per await for
+    // as long as the connection lasts (finding 9).
+    const untilAborted = <T>(promise: Promise<T>): Promise<T> => raceAbort(promise, connection.signal)
     const stop = (): void => end(runSignal.reason)
     runSignal.addEventListener('abort', stop, { once: true })
     let watchdog = setTimeout(() => end(new ConnectTimeout()), deps.connectTimeoutMs)
@@ -109,17 +110,16 @@ export function createEventStream(deps: StreamDeps): EventStream {
       watchdog = setTimeout(() => end(new WatchdogExpired()), deps.tuning.heartbeatTimeoutMs)
     }
     try {
-      const response = await Promise.race([
+      const response = await untilAborted(
         deps.send(
           new Request(`${deps.baseUrl}/event`, {
             headers: { accept: 'text/event-stream' },
             signal: connection.signal,
           }),
         ),
-        aborted,
-      ])
+      )
       if (!response.ok || !response.body) {
-        const body = await Promise.race([response.text(), aborted]).catch(() => undefined)
+        const body = await untilAborted(response.text()).catch(() => undefined)
         throw new UpstreamError(
           'ERR_UPSTREAM_HTTP',
           `upstream ${OPERATION} failed: HTTP ${response.status}`,
@@ -151,7 +151,7 @@ export function createEventStream(deps: StreamDeps): EventStream {
       const decoder = new TextDecoder()
       cancelBody = () => void reader.cancel().catch(() => undefined)
       for (;;) {
-        const { value, done } = await Promise.race([reader.read(), aborted])
+        const { value, done } = await untilAborted(reader.read())
         if (done) return
         parser.push(decoder.decode(value, { stream: true }))
       }

@@ -1,8 +1,8 @@
 /**
- * `@agentgate/upstream-client`: the typed client of the OpenCode agent runtime (1.18.33) that the
+ * `@sallyport/upstream-client`: the typed client of the OpenCode agent runtime (1.18.33) that the
  * gateway uses. Every request is pinned to one workspace directory, authenticated with HTTP
  * Basic, bounded by a timeout and validated with zod; failures are one `UpstreamError`.
- * Test doubles live in `@agentgate/upstream-client/testing`.
+ * Test doubles live in `@sallyport/upstream-client/testing`.
  */
 
 /** Creates the client: `createUpstreamClient({ baseUrl, password, directory })`. */

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { isRetryableStatus, UpstreamError } from './errors.ts'
+import { raceAbort } from './race-abort.ts'
 import { excerpt, type Redactor, sanitizeCause } from './redact.ts'
 import type { Send } from './transport.ts'
 
@@ -39,96 +40,124 @@ class Timeout extends Error {}
  * signal (covering the response body too), sends through the pinned transport and turns every
  * failure into one {@link UpstreamError}: HTTP status → `ERR_UPSTREAM_HTTP`/`_NOT_FOUND`, no
  * answer → `_NETWORK`/`_TIMEOUT`, a 2xx body that fails `schema` → `_SCHEMA`. Bodies and causes
- * are redacted; the SDK's own error objects (which can hold the Request) never escape.
+ * are redacted; the SDK's own error objects (which can hold the Request) never escape. A GET that
+ * got no answer at all is tried once more (so a read may take up to twice the timeout).
  */
 export function createInvoke(send: Send, redact: Redactor, defaultTimeoutMs: number): Invoke {
   return async (operation, schema, run, options) => {
-    const controller = new AbortController()
-    const timeoutMs = options?.timeoutMs ?? defaultTimeoutMs
-    const timer = setTimeout(() => controller.abort(new Timeout()), timeoutMs)
-    const caller = options?.signal
-    const forward = (): void => controller.abort(caller?.reason)
-    if (caller?.aborted) forward()
-    else caller?.addEventListener('abort', forward, { once: true })
-    let response: Response | undefined
-    // The SDK hands its fetch a ready Request; accept the general signature all the same.
-    const fetchOnce: typeof fetch = async (input, init) => {
-      response = await send(input instanceof Request && init === undefined ? input : new Request(input, init))
-      return response
-    }
-    const fail = (
-      code: UpstreamError['code'],
-      message: string,
-      extra: { status?: number; body?: unknown; cause?: unknown; isRetryable: boolean },
-    ): UpstreamError =>
-      new UpstreamError(code, `upstream ${operation} ${message}`, {
-        operation,
-        status: extra.status,
-        body: excerpt(extra.body, redact),
-        isRetryable: extra.isRetryable,
-        cause: extra.cause === undefined ? undefined : sanitizeCause(extra.cause, redact),
-      })
-    const failure = (error: unknown): unknown => {
-      if (caller?.aborted) return caller.reason
-      if (controller.signal.reason instanceof Timeout)
-        return fail('ERR_UPSTREAM_TIMEOUT', `timed out after ${timeoutMs} ms`, { isRetryable: true })
-      if (response?.ok)
-        // The SDK could not read a 2xx body (bad JSON, an HTML fallback page, …). Only the
-        // error's name is kept: a JSON.parse message quotes the start of the body, and a 2xx
-        // body can be a config document holding provider API keys.
-        return fail('ERR_UPSTREAM_SCHEMA', 'returned an unreadable body', {
-          status: response.status,
-          cause: new Error(error instanceof Error ? error.name : 'Error'),
-          isRetryable: false,
-        })
-      if (response) return httpError(response.status, error)
-      return fail('ERR_UPSTREAM_NETWORK', 'failed: no response', { cause: error, isRetryable: true })
-    }
-    const httpError = (status: number, body: unknown): UpstreamError =>
-      status === 404
-        ? fail('ERR_UPSTREAM_NOT_FOUND', 'failed: HTTP 404', { status, body, isRetryable: false })
-        : fail('ERR_UPSTREAM_HTTP', `failed: HTTP ${status}`, {
-            status,
-            body,
-            isRetryable: isRetryableStatus(status),
-          })
-    try {
-      let result: SdkResult
-      try {
-        // Raced against the signal: not every fetch ties the response BODY to the signal (msw's
-        // interceptor does not), and a stalled body must still end at the timeout.
-        result = await Promise.race([
-          run({ fetch: fetchOnce, signal: controller.signal }),
-          rejectOnAbort(controller.signal),
-        ])
-      } catch (error) {
-        throw failure(error)
-      }
-      if (!result.response) throw failure(result.error)
-      if (!result.response.ok || result.error !== undefined)
-        throw httpError(result.response.status, result.error)
-      const parsed = schema.safeParse(result.data)
-      if (!parsed.success)
-        // No body excerpt here: a 2xx body can be a config document holding provider API keys.
-        throw fail('ERR_UPSTREAM_SCHEMA', 'returned a body that fails validation', {
-          status: result.response.status,
-          cause: new Error(parsed.error.issues.map(describeIssue).join('; ')),
-          isRetryable: false,
-        })
-      return parsed.data
-    } finally {
-      clearTimeout(timer)
-      caller?.removeEventListener('abort', forward)
-    }
+    const first = await attempt(send, redact, defaultTimeoutMs, operation, schema, run, options)
+    if (first.ok) return first.data
+    // A read that got no answer (a connection that hung or was reset under load) is sent once
+    // more: GET is idempotent. Anything else (an HTTP error, a bad body, a write) is not retried:
+    // a write that timed out may have been applied.
+    if (!(first.method === 'GET' && isNoAnswer(first.error) && !options?.signal?.aborted)) throw first.error
+    const second = await attempt(send, redact, defaultTimeoutMs, operation, schema, run, options)
+    if (second.ok) return second.data
+    throw second.error
   }
 }
 
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    const abort = (): void => reject(signal.reason)
-    if (signal.aborted) abort()
-    else signal.addEventListener('abort', abort, { once: true })
-  })
+const isNoAnswer = (error: unknown): boolean =>
+  UpstreamError.isInstance(error) &&
+  (error.code === 'ERR_UPSTREAM_TIMEOUT' || error.code === 'ERR_UPSTREAM_NETWORK')
+
+type Attempt<T> = { ok: true; data: T } | { ok: false; error: unknown; method: string | undefined }
+
+/** One try of one call, with its own timeout; every failure mapped as {@link createInvoke} says. */
+async function attempt<S extends z.ZodType>(
+  send: Send,
+  redact: Redactor,
+  defaultTimeoutMs: number,
+  operation: string,
+  schema: S,
+  run: (sdk: SdkCallOptions) => Promise<SdkResult>,
+  options: CallOptions | undefined,
+): Promise<Attempt<z.output<S>>> {
+  const controller = new AbortController()
+  const timeoutMs = options?.timeoutMs ?? defaultTimeoutMs
+  const caller = options?.signal
+  // The caller's signal is usually long-lived: only this call's own controller is handed to the
+  // SDK and to undici, and the one listener put on the caller's signal is removed in `finally`.
+  const forward = (): void => controller.abort(caller?.reason)
+  let response: Response | undefined
+  let method: string | undefined
+  // The SDK hands its fetch a ready Request; accept the general signature all the same.
+  const fetchOnce: typeof fetch = async (input, init) => {
+    const request = input instanceof Request && init === undefined ? input : new Request(input, init)
+    method = request.method
+    response = await send(request)
+    return response
+  }
+  const fail = (
+    code: UpstreamError['code'],
+    message: string,
+    extra: { status?: number; body?: unknown; cause?: unknown; isRetryable: boolean },
+  ): UpstreamError =>
+    new UpstreamError(code, `upstream ${operation} ${message}`, {
+      operation,
+      status: extra.status,
+      body: excerpt(extra.body, redact),
+      isRetryable: extra.isRetryable,
+      cause: extra.cause === undefined ? undefined : sanitizeCause(extra.cause, redact),
+    })
+  const failure = (error: unknown): unknown => {
+    if (caller?.aborted) return caller.reason
+    if (controller.signal.reason instanceof Timeout)
+      return fail('ERR_UPSTREAM_TIMEOUT', `timed out after ${timeoutMs} ms`, { isRetryable: true })
+    if (response?.ok)
+      // The SDK could not read a 2xx body (bad JSON, an HTML fallback page, …). Only the
+      // error's name is kept: a JSON.parse message quotes the start of the body, and a 2xx
+      // body can be a config document holding provider API keys.
+      return fail('ERR_UPSTREAM_SCHEMA', 'returned an unreadable body', {
+        status: response.status,
+        cause: new Error(error instanceof Error ? error.name : 'Error'),
+        isRetryable: false,
+      })
+    if (response) return httpError(response.status, error)
+    return fail('ERR_UPSTREAM_NETWORK', 'failed: no response', { cause: error, isRetryable: true })
+  }
+  const httpError = (status: number, body: unknown): UpstreamError =>
+    status === 404
+      ? fail('ERR_UPSTREAM_NOT_FOUND', 'failed: HTTP 404', { status, body, isRetryable: false })
+      : fail('ERR_UPSTREAM_HTTP', `failed: HTTP ${status}`, {
+          status,
+          body,
+          isRetryable: isRetryableStatus(status),
+        })
+  const timer = setTimeout(() => controller.abort(new Timeout()), timeoutMs)
+  try {
+    if (caller?.aborted) forward()
+    else caller?.addEventListener('abort', forward, { once: true })
+    let result: SdkResult
+    try {
+      // Raced against the signal: not every fetch ties the response BODY to the signal (msw's
+      // interceptor does not), and a stalled body must still end at the timeout. raceAbort
+      // removes its listener as soon as the call settles: the result holds the SDK's Request,
+      // so a listener left on the signal would keep every Request alive (finding 9).
+      result = await raceAbort(run({ fetch: fetchOnce, signal: controller.signal }), controller.signal)
+    } catch (error) {
+      return { ok: false, error: failure(error), method }
+    }
+    if (!result.response) return { ok: false, error: failure(result.error), method }
+    if (!result.response.ok || result.error !== undefined)
+      return { ok: false, error: httpError(result.response.status, result.error), method }
+    const parsed = schema.safeParse(result.data)
+    if (!parsed.success)
+      // No body excerpt here: a 2xx body can be a config document holding provider API keys.
+      return {
+        ok: false,
+        method,
+        error: fail('ERR_UPSTREAM_SCHEMA', 'returned a body that fails validation', {
+          status: result.response.status,
+          cause: new Error(parsed.error.issues.map(describeIssue).join('; ')),
+          isRetryable: false,
+        }),
+      }
+    return { ok: true, data: parsed.data }
+  } finally {
+    clearTimeout(timer)
+    caller?.removeEventListener('abort', forward)
+  }
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

@@ -10,7 +10,8 @@ export interface UpstreamClientOptions {
   readonly directory: string
   /** A fetch implementation. Defaults to the global `fetch`, looked up at call time. */
   readonly fetch?: typeof fetch
-  /** Per-request timeout in milliseconds. Defaults to 10 000. */
+  /** Per-request timeout in milliseconds. Defaults to 10 000. A GET that got no answer in time (or a
+   * reset connection) is sent once more, so a read can take up to twice this. */
   readonly timeoutMs?: number
   /** Clock for deadlines and message ids. Defaults to `Date.now`. */
   readonly now?: () => number

@@ -19,10 +19,26 @@ export interface WaitUntilOptions extends WaitForOptions {
   readonly relevant?: (event: SessionEvent) => boolean
 }
 
+/** Why {@link UpstreamEvents.waitUntil} runs its check. */
+export interface CheckWake {
+  /**
+   * The event sequence number ({@link UpstreamEvents.sequence}) the check must see the effect
+   * of: the number of the event that woke it, or the current number for the first check, a
+   * poll or a reconnect. A read started while `sequence` is at least this value is fresh enough
+   * (this lets many waiters of one session share one read per event).
+   */
+  readonly sequence: number
+}
+
 /** The typed, per-session view of a client's shared event stream (`client.events`). */
 export interface UpstreamEvents {
   /** True while the shared stream is connected (from its first event until it drops). */
   readonly connected: boolean
+  /**
+   * How many events this client has dispatched so far (all sessions; never decreases). A read
+   * of the runtime started when `sequence` was `n` reflects every event numbered up to `n`.
+   */
+  readonly sequence: number
   /** Why the stream last failed or ended, if it did (already redacted). */
   readonly lastError: UpstreamError | undefined
   /**
@@ -50,11 +66,12 @@ export interface UpstreamEvents {
    * the session, again when the stream (re)connects (events may have been missed), and every
    * `pollMs` while the stream is down. Resolves with the first result that is not `undefined`, or
    * `undefined` at the deadline. Checks never overlap; an event during a check queues one more run.
+   * Each run is told which event sequence it must reflect ({@link CheckWake}).
    * Rejects if `check` throws or `signal` aborts.
    */
   waitUntil<T>(
     sessionId: string,
-    check: () => Promise<T | undefined>,
+    check: (wake: CheckWake) => Promise<T | undefined>,
     options: WaitUntilOptions,
   ): Promise<T | undefined>
   /** Closes the stream and settles every pending wait with `undefined`. */
@@ -84,8 +101,10 @@ export function createSessionEvents(stream: EventStream): UpstreamEvents {
   const pendingWaits = new Set<() => void>()
   let unsubscribeStream: (() => void) | undefined
   let closed = false
+  let sequence = 0
 
   const dispatch = (raw: RawEvent): void => {
+    sequence++
     for (const handler of [...rawHandlers]) safely(() => handler(raw))
     const sessionId = (raw.properties as { sessionID?: unknown } | undefined)?.sessionID
     if (typeof sessionId !== 'string' || !SESSION_EVENT_TYPES.has(raw.type)) return
@@ -159,6 +178,9 @@ export function createSessionEvents(stream: EventStream): UpstreamEvents {
     get lastError() {
       return stream.lastError
     },
+    get sequence() {
+      return sequence
+    },
     onSession,
     onEvent(handler) {
       if (closed) return () => undefined
@@ -181,7 +203,11 @@ export function createSessionEvents(stream: EventStream): UpstreamEvents {
         }),
       )
     },
-    waitUntil<T>(sessionId: string, check: () => Promise<T | undefined>, options: WaitUntilOptions) {
+    waitUntil<T>(
+      sessionId: string,
+      check: (wake: CheckWake) => Promise<T | undefined>,
+      options: WaitUntilOptions,
+    ) {
       const pollMs = options.pollMs ?? 1_000
       return wait<T>(options, (finish, fail) => {
         let done = false
@@ -204,7 +230,8 @@ export function createSessionEvents(stream: EventStream): UpstreamEvents {
             try {
               do {
                 again = false
-                const value = await check()
+                // Every event so far has been dispatched: a read started now reflects them all.
+                const value = await check({ sequence })
                 if (done) return
                 if (value !== undefined) return finish(value)
               } while (again)

@@ -128,6 +128,7 @@ export function createSessionOperations(sdk: OpencodeClient, invoke: Invoke): Se
               messageID: input.messageID,
               agent: input.agent,
               model: input.model,
+              ...(input.system !== undefined && { system: input.system }),
               parts: [...input.parts],
             },
             call,

@@ -21,8 +21,12 @@ export async function settleSession(
   sessionId: string,
   options?: CallOptions,
 ): Promise<SettleResult> {
-  const sessions = [sessionId, ...descendants(await ops.listSessions({}, options), sessionId)]
-  for (const id of sessions) await ops.abortSession(id, options)
+  // The session first: listing every session to find the descendants can take long on a busy
+  // runtime, and an abort is worth most the sooner it lands.
+  await ops.abortSession(sessionId, options)
+  const below = descendants(await ops.listSessions({}, options), sessionId)
+  for (const id of below) await ops.abortSession(id, options)
+  const sessions = [sessionId, ...below]
   const targets = new Set(sessions)
   const [permissions, questions] = await Promise.all([
     ops.listPermissions(undefined, options),

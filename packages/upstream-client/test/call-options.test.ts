@@ -92,4 +92,75 @@ describe('per-call options', () => {
     await c.listPermissions()
     expect(seen).toEqual(['/global/health', '/permission'])
   })
+
+  describe('a read that got no answer is sent once more', () => {
+    it('a GET that hangs the first time succeeds on its second try', async () => {
+      let calls = 0
+      server.use(
+        http.get(fake.url('/session/status'), async () => {
+          calls++
+          if (calls === 1) await delay('infinite')
+          return HttpResponse.json({})
+        }),
+      )
+      await expect(client({ timeoutMs: 100 }).sessionStatus()).resolves.toEqual({})
+      expect(calls).toBe(2)
+    })
+
+    it('a GET whose connection fails is sent once more, and fails after two tries', async () => {
+      let calls = 0
+      server.use(
+        http.get(fake.url('/session/status'), () => {
+          calls++
+          return HttpResponse.error()
+        }),
+      )
+      await expect(client().sessionStatus()).rejects.toMatchObject({ code: 'ERR_UPSTREAM_NETWORK' })
+      expect(calls).toBe(2)
+    })
+
+    it('a write that timed out is not sent again (it may have been applied)', async () => {
+      let calls = 0
+      server.use(
+        http.post(fake.url('/session/:id/abort'), async () => {
+          calls++
+          await delay('infinite')
+          return HttpResponse.json(true)
+        }),
+      )
+      await expect(
+        client({ timeoutMs: 100 }).abortSession('ses_0123456789abcdefABCDEF'),
+      ).rejects.toMatchObject({ code: 'ERR_UPSTREAM_TIMEOUT' })
+      expect(calls).toBe(1)
+    })
+
+    it('an HTTP error answer is not retried', async () => {
+      let calls = 0
+      server.use(
+        http.get(fake.url('/session/status'), () => {
+          calls++
+          return new HttpResponse('busy', { status: 503 })
+        }),
+      )
+      await expect(client().sessionStatus()).rejects.toMatchObject({ code: 'ERR_UPSTREAM_HTTP', status: 503 })
+      expect(calls).toBe(1)
+    })
+
+    it('a read the caller aborted is not sent again', async () => {
+      let calls = 0
+      server.use(
+        http.get(fake.url('/session/status'), async () => {
+          calls++
+          await delay('infinite')
+          return HttpResponse.json({})
+        }),
+      )
+      const controller = new AbortController()
+      const pending = client().sessionStatus({ signal: controller.signal })
+      await expect.poll(() => calls).toBe(1)
+      controller.abort(new Error('caller gone'))
+      await expect(pending).rejects.toThrow('caller gone')
+      expect(calls).toBe(1)
+    })
+  })
 })

@@ -40,8 +40,9 @@ describe('deleteSession', () => {
       (r) => `${r.method} ${r.path.replace(session.id, ':id').replace(ask.id, ':ask')}`,
     )
     expect(calls).toEqual([
-      'GET /session',
+      // The abort first: it is worth most the sooner it lands.
       'POST /session/:id/abort',
+      'GET /session',
       'GET /permission',
       'GET /question',
       'POST /permission/:ask/reply',

@@ -1,5 +1,5 @@
 /**
- * `@agentgate/upstream-client/testing`: an in-memory fake of the OpenCode runtime behind msw
+ * `@sallyport/upstream-client/testing`: an in-memory fake of the OpenCode runtime behind msw
  * handlers, for integration tests that must run without the real binary. Needs `msw` (an
  * optional peer dependency of this package).
  */

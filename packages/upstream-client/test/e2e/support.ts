@@ -1,4 +1,4 @@
-import { type Stack, startStack } from '@agentgate/testkit'
+import { type Stack, startStack } from '@sallyport/testkit'
 import { afterAll, beforeAll } from 'vitest'
 import {
   createUpstreamClient,
