@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs'
-import { createWorkspaceGuard } from '@agentgate/workspace-guard'
+import { createWorkspaceGuard } from '@sallyport/workspace-guard'
 import type { LookupAll } from './fetch-target.ts'
 import { GUARDED_AGENTS, profileToolAllowlists } from './guarded-profiles.ts'
 import { filterListing } from './listing-filter.ts'

@@ -4,8 +4,8 @@ import {
   type AgentProfileConfig,
   type PermissionAction,
   type PermissionRule,
-} from '@agentgate/policy'
-import { DENY_LIST } from '@agentgate/workspace-guard'
+} from '@sallyport/policy'
+import { DENY_LIST } from '@sallyport/workspace-guard'
 
 /** The scheduler's unattended profile: guarded like the gateway's. */
 export const SCHEDULED_PROFILE = 'scheduled'

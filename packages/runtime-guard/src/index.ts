@@ -1,5 +1,5 @@
 /**
- * `@agentgate/runtime-guard`: a native plugin of the agent runtime that holds the gateway's
+ * `@sallyport/runtime-guard`: a native plugin of the agent runtime that holds the gateway's
  * agents to the workspace guard — every tool call they make, in the runtime, on a remote
  * credential's behalf.
  */

@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises'
 import { isAbsolute, relative } from 'node:path'
-import type { WorkspaceGuard } from '@agentgate/workspace-guard'
+import type { WorkspaceGuard } from '@sallyport/workspace-guard'
 
 /**
  * Names are metadata too: the gateway's own search never returns a path its read would refuse,

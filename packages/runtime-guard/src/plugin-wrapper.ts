@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 export const PLUGIN_WRAPPER_FILE = 'sallyport-runtime-guard.js'
 
 /** The environment variable that tells the wrapper where the bundled guard module is. */
-export const RUNTIME_GUARD_MODULE_ENV = 'AGENTGATE_RUNTIME_GUARD_MODULE'
+export const RUNTIME_GUARD_MODULE_ENV = 'SALLYPORT_RUNTIME_GUARD_MODULE'
 
 /** Exit code of a runtime whose guard could not be loaded (EX_CONFIG). */
 export const RUNTIME_GUARD_EXIT_CODE = 78
@@ -21,7 +21,7 @@ export function bundledPluginPath(): string {
 /**
  * The text of the plugin wrapper the managed directory holds. It is the same for every
  * installation: the supervisor that starts the runtime names the bundled module in
- * `AGENTGATE_RUNTIME_GUARD_MODULE` (the image's fixed path, or the installed package's), so a
+ * `SALLYPORT_RUNTIME_GUARD_MODULE` (the image's fixed path, or the installed package's), so a
  * stack directory moved between the host and the image never points at a stale path.
  *
  * Fail closed: a runtime that loads plugins but cannot load the guard exits at once (code 78),
@@ -29,8 +29,8 @@ export function bundledPluginPath(): string {
  * itself only logs a plugin that fails to load, and goes on).
  */
 export function pluginWrapperSource(): string {
-  return `// Release-owned (agentgate): holds the gateway's agents to the workspace guard.
-// The module is @agentgate/runtime-guard's dist/plugin.js, named by the supervisor.
+  return `// Release-owned (sallyport): holds the gateway's agents to the workspace guard.
+// The module is @sallyport/runtime-guard's dist/plugin.js, named by the supervisor.
 let guard
 try {
   const path = process.env.${RUNTIME_GUARD_MODULE_ENV}

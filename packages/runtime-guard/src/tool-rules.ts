@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
-import type { TargetAccess, WorkspaceGuard } from '@agentgate/workspace-guard'
+import type { TargetAccess, WorkspaceGuard } from '@sallyport/workspace-guard'
 import { checkFetchTarget, type LookupAll } from './fetch-target.ts'
 import { patchTargets, rewritePatchTargets } from './patch-paths.ts'
 
@@ -47,9 +47,18 @@ export type ToolRule =
   | { kind: 'pass' }
   | { kind: 'deny'; reason: string }
 
+const marker = Symbol.for('sallyport.runtime-guard.ToolRefusedError')
+
 /** Thrown into the runtime: it becomes the tool call's error, which the model reads. */
 export class ToolRefusedError extends Error {
   override readonly name = 'ToolRefusedError'
+  // Read by isInstance through `in`, which works across copies of this package (Symbol.for).
+  readonly [marker] = true
+
+  /** True for a `ToolRefusedError`, also one created by another copy of this package. */
+  static isInstance(value: unknown): value is ToolRefusedError {
+    return typeof value === 'object' && value !== null && marker in value && value instanceof Error
+  }
 }
 
 export interface EnforceContext {

@@ -10,6 +10,7 @@ import {
   runtimeAgentProfiles,
   secretReadPatterns,
   TOOL_RULES,
+  ToolRefusedError,
 } from '../src/index.ts'
 import { patchTargets, rewritePatchTargets } from '../src/patch-paths.ts'
 
@@ -437,5 +438,28 @@ describe('listings name no refused entry', () => {
 
   it('a trusted session keeps its listing', async () => {
     expect(await afterHook('build', 'glob', {}, join(root, '.env'))).toBe(join(root, '.env'))
+  })
+})
+
+describe('ToolRefusedError', () => {
+  it('is what a refused call throws, recognised by isInstance also from another copy of the package', async () => {
+    const id = await session('remote')
+    const thrown = await hooks['tool.execute.before'](
+      { tool: 'bash', sessionID: id, callID: 'c' },
+      { args: {} },
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(ToolRefusedError.isInstance(thrown)).toBe(true)
+    // Another copy of the package: another class, the same registered symbol.
+    const foreign = Object.assign(new Error('x'), {
+      [Symbol.for('sallyport.runtime-guard.ToolRefusedError')]: true,
+    })
+    expect(ToolRefusedError.isInstance(foreign)).toBe(true)
+    expect(ToolRefusedError.isInstance(Object.assign(new Error('x'), { name: 'ToolRefusedError' }))).toBe(
+      false,
+    )
+    expect(ToolRefusedError.isInstance(undefined)).toBe(false)
   })
 })
