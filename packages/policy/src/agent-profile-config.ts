@@ -23,7 +23,7 @@ export interface AgentProfileConfig {
  * relayed.
  *
  * `read: 'allow'` is never the whole story: the stack installs these through
- * `@agentgate/runtime-guard`, which replaces it with the workspace guard's secret-file patterns
+ * `@sallyport/runtime-guard`, which replaces it with the workspace guard's secret-file patterns
  * and runs the guard itself before every tool call of these agents (symlinks, hard links,
  * special files, case-insensitive secret names).
  *

@@ -1,6 +1,6 @@
 import { type Policy, parsePolicy } from './policy.ts'
 import { type PromptName, promptsFor } from './prompts.ts'
-import { resourceTemplatesFor } from './resource-templates.ts'
+import { type ResourceTemplateName, resourceTemplatesFor } from './resource-templates.ts'
 import { type ToolName, toolsFor } from './tools.ts'
 
 /** The names a policy's MCP catalog offers; what `gateway.catalog.get` reports. */
@@ -8,7 +8,7 @@ export interface Catalog {
   readonly policy: Policy
   readonly tools: readonly ToolName[]
   /** Resource template names, e.g. `gateway.session.messages`. */
-  readonly resources: readonly string[]
+  readonly resources: readonly ResourceTemplateName[]
   readonly prompts: readonly PromptName[]
 }
 

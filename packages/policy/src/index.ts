@@ -19,6 +19,8 @@ export {
 } from './capabilities.ts'
 /** The names a policy's MCP catalog offers. */
 export { type Catalog, catalogFor } from './catalog.ts'
+/** The moderator runtime's deny-all configuration and agent name. */
+export { MODERATOR_AGENT, moderatorRuntimeConfig } from './moderator-config.ts'
 /** Permission decisions: approval for `full` only (never "always" for webfetch), rejection for every policy. */
 export {
   allowedDecisions,
@@ -32,6 +34,11 @@ export { isPolicy, POLICIES, type Policy, parsePolicy } from './policy.ts'
 /** The four workflow prompts. */
 export { PROMPTS, type PromptDefinition, type PromptName, promptsFor } from './prompts.ts'
 /** Resource templates per policy. */
-export { RESOURCE_TEMPLATES, type ResourceTemplate, resourceTemplatesFor } from './resource-templates.ts'
+export {
+  RESOURCE_TEMPLATES,
+  type ResourceTemplate,
+  type ResourceTemplateName,
+  resourceTemplatesFor,
+} from './resource-templates.ts'
 /** Tools per policy (7 / 9 / 11). */
 export { isToolAllowed, TOOLS, type ToolDefinition, type ToolName, toolsFor } from './tools.ts'

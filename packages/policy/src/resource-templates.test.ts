@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import { POLICIES } from './policy.ts'
-import { RESOURCE_TEMPLATES, resourceTemplatesFor } from './resource-templates.ts'
+import { RESOURCE_TEMPLATES, type ResourceTemplateName, resourceTemplatesFor } from './resource-templates.ts'
 
 const SESSION_AND_JOB = [
   'gateway://sessions/{session}/messages',
@@ -28,6 +28,18 @@ describe('resource templates', () => {
     expect(new Set(names).size).toBe(RESOURCE_TEMPLATES.length)
     for (const name of names) expect(name).toMatch(/^gateway\.[a-z.]+$/)
     expect(names).toContain('gateway.session.messages')
+  })
+
+  it('types every name, so a misspelt one fails to compile', () => {
+    const all: Record<ResourceTemplateName, true> = {
+      'gateway.session.messages': true,
+      'gateway.session.diff': true,
+      'gateway.session.todos': true,
+      'gateway.job': true,
+      'gateway.workspace.file': true,
+    }
+    expect(RESOURCE_TEMPLATES.map((t) => t.name).sort()).toEqual(Object.keys(all).sort())
+    expectTypeOf(RESOURCE_TEMPLATES[0]!.name).toEqualTypeOf<ResourceTemplateName>()
   })
 
   it('throws a TypeError for an unknown policy', () => {

@@ -2,14 +2,22 @@ import type { Capability } from './capabilities.ts'
 import { listsByPolicy } from './grant-lists.ts'
 import { type Policy, parsePolicy } from './policy.ts'
 
+/** The name of an MCP resource template of the gateway. */
+export type ResourceTemplateName =
+  | 'gateway.session.messages'
+  | 'gateway.session.diff'
+  | 'gateway.session.todos'
+  | 'gateway.job'
+  | 'gateway.workspace.file'
+
 /** An MCP resource template of the gateway; variables are opaque gateway handles (or a path). */
 export interface ResourceTemplate {
-  readonly name: string
+  readonly name: ResourceTemplateName
   readonly uriTemplate: string
   readonly requires: Capability | null
 }
 
-const template = (name: string, uriTemplate: string, requires: Capability): ResourceTemplate =>
+const template = (name: ResourceTemplateName, uriTemplate: string, requires: Capability): ResourceTemplate =>
   Object.freeze({ name, uriTemplate, requires })
 
 /** Every resource template, in catalog order. */
