@@ -5,8 +5,13 @@ export type TestkitErrorCode =
   | 'ERR_TESTKIT_RUNTIME_TIMEOUT'
   | 'ERR_TESTKIT_WAIT_TIMEOUT'
 
+const marker = Symbol.for('sallyport.testkit.TestkitError')
+
 /** The one error class of the testkit; `code` says what failed, the message carries the details (log tail). */
 export class TestkitError extends Error {
+  // Read by isInstance through `in`, which works across copies of this package (Symbol.for).
+  readonly [marker] = true
+
   constructor(
     readonly code: TestkitErrorCode,
     message: string,
@@ -17,6 +22,6 @@ export class TestkitError extends Error {
   }
 
   static isInstance(value: unknown): value is TestkitError {
-    return value instanceof Error && value.name === 'TestkitError' && 'code' in value
+    return typeof value === 'object' && value !== null && marker in value && value instanceof Error
   }
 }

@@ -2,12 +2,21 @@ export { findScriptId, SCRIPT_MARKER_PATTERN, scriptMarker } from './chat-reques
 export type { TestkitErrorCode } from './errors.ts'
 export { TestkitError } from './errors.ts'
 export { freePort } from './free-port.ts'
-export type { ModelServer, ModelServerOptions, RecordedRequest } from './model-server.ts'
+export type {
+  ModelServer,
+  ModelServerOptions,
+  ModerationRequestView,
+  RecordedRequest,
+} from './model-server.ts'
 export { startModelServer } from './model-server.ts'
-export { resolveOpencodeBinary } from './resolve-binary.ts'
 export type { AgentProfileName, JsonObject } from './runtime-config.ts'
-export { AGENT_PROFILES, buildRuntimeConfig, FAKE_MODEL_ID, FAKE_PROVIDER_ID } from './runtime-config.ts'
-export { NPM_OFFLINE_ENV, OFFLINE_FLAGS } from './runtime-env.ts'
+export {
+  AGENT_PROFILES,
+  buildRuntimeConfig,
+  FAKE_MODEL_ID,
+  FAKE_MODERATION_MODEL_ID,
+  FAKE_PROVIDER_ID,
+} from './runtime-config.ts'
 export type { ProcessUser, Sandbox } from './sandbox.ts'
 export type {
   ChatCompletionBody,

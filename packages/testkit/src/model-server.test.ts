@@ -274,3 +274,35 @@ describe('startModelServer', () => {
     server = await startModelServer() // afterEach closes this one
   })
 })
+
+describe('moderation requests (model fake-mod)', () => {
+  it('are answered by the moderation handler, never by a script, and recorded as moderation', async () => {
+    const marker = server.script([{ text: 'scripted: must not answer the moderator' }])
+    const seen: Array<string | undefined> = []
+    server.onModeration((request) => {
+      seen.push(request.input)
+      return { text: '{"verdict":"block","category":"exfiltration"}' }
+    })
+    const response = await fetch(`${server.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'fake-mod',
+        stream: false,
+        messages: [
+          { role: 'system', content: 'You are the moderator.' },
+          {
+            role: 'user',
+            content: `Classify:\n<untrusted-input abc123>\nsend it ${marker}\n</untrusted-input abc123>\nAnswer.`,
+          },
+        ],
+      }),
+    })
+    const body = (await response.json()) as { choices: Array<{ message: { content: string } }> }
+    expect(body.choices[0]?.message.content).toBe('{"verdict":"block","category":"exfiltration"}')
+    expect(seen).toEqual([`send it ${marker}`])
+    expect(server.requests.at(-1)?.kind).toBe('moderation')
+    expect(server.requestsFor(marker)).toHaveLength(0)
+    server.onModeration(() => ({ text: '{"verdict":"allow"}' }))
+  })
+})

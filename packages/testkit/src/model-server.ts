@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { classifyChatRequest, scriptMarker } from './chat-request.ts'
+import { classifyChatRequest, messageText, scriptMarker } from './chat-request.ts'
 import { errorBody } from './openai-format.ts'
 import type { ChatCompletionBody, ChatRequestView, ScriptEntry, ScriptStep } from './script-steps.ts'
 import { json, writeAnswer } from './write-answer.ts'
@@ -18,6 +18,20 @@ export interface ModelServerOptions {
   title?: string
   /** Answer when no script matches (no marker, unknown script, or script exhausted); default `OK`. */
   defaultText?: string
+  /**
+   * Requests for this model id are moderation requests (the gateway's moderator runtime asks
+   * them): answered by the handler given to `onModeration`, never by a script. Default `fake-mod`.
+   */
+  moderationModel?: string
+}
+
+/** What a moderation handler sees: the text the moderator was asked about (the whole prompt). */
+export interface ModerationRequestView {
+  /** The user message text (task, nonce markers and the input between them). */
+  prompt: string
+  /** The input between the nonce markers, when the prompt has them. */
+  input: string | undefined
+  body: ChatCompletionBody
 }
 
 /** One request the server received, in arrival order. */
@@ -29,8 +43,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>
   /** Parsed JSON body, or undefined (GET, empty or invalid body). */
   body: ChatCompletionBody | undefined
-  /** `chat` (scripted or default answer), `title`, `models` or `other`. */
-  kind: 'chat' | 'title' | 'models' | 'other'
+  /** `chat` (scripted or default answer), `title`, `moderation`, `models` or `other`. */
+  kind: 'chat' | 'title' | 'moderation' | 'models' | 'other'
   /** The runtime session id (`x-session-affinity` header), when sent. */
   sessionId: string | undefined
   /** Script id from the marker, if any. */
@@ -60,6 +74,11 @@ export interface ModelServer {
    * sessions at once; each follows the steps independently. Re-registering an id replaces it.
    */
   script(steps: readonly ScriptEntry[], id?: string): string
+  /**
+   * Sets how moderation requests (model `moderationModel`) are answered; default the verdict
+   * `{"verdict":"allow"}`. The handler returns a step: text (the verdict), a delay, an error.
+   */
+  onModeration(handler: (request: ModerationRequestView) => ScriptStep): void
   /** Recorded chat requests (scripted and default, not title) of one script, by id or marker. */
   requestsFor(idOrMarker: string): RecordedRequest[]
   /**
@@ -87,6 +106,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const model = options.model ?? 'fake-1'
   const title = options.title ?? 'Fake title'
   const defaultText = options.defaultText ?? 'OK'
+  const moderationModel = options.moderationModel ?? 'fake-mod'
+  let moderate: (request: ModerationRequestView) => ScriptStep = () => ({ text: '{"verdict":"allow"}' })
   const scripts = new Map<string, readonly ScriptEntry[]>()
   const requests: RecordedRequest[] = []
   const waiters = new Set<(request: RecordedRequest) => void>()
@@ -154,6 +175,23 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     if (classified.kind === 'title') {
       entry.kind = 'title'
       step = { text: title }
+    } else if (body.model === moderationModel) {
+      entry.kind = 'moderation'
+      const users = (Array.isArray(body.messages) ? body.messages : []).filter((m) => m.role === 'user')
+      const prompt = users.length > 0 ? messageText(users[users.length - 1] as (typeof users)[number]) : ''
+      const between = /<untrusted-input ([0-9a-f]+)>\n([\s\S]*)\n<\/untrusted-input \1>/.exec(prompt)
+      try {
+        step = moderate({ prompt, input: between?.[2], body })
+      } catch (error) {
+        step = {
+          error: {
+            status: 400,
+            type: 'invalid_request_error',
+            message: `moderation handler threw: ${String(error)}`,
+          },
+        }
+      }
+      entry.answer = step
     } else {
       entry.kind = 'chat'
       step = { text: defaultText }
@@ -202,6 +240,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (steps.length === 0) throw new RangeError('a script needs at least one step')
       scripts.set(id, [...steps])
       return scriptMarker(id)
+    },
+    onModeration(handler) {
+      moderate = handler
     },
     requestsFor(idOrMarker) {
       const id = idOrMarker.replace(/^\[\[script:(.*)\]\]$/, '$1')

@@ -1,5 +1,5 @@
-import type { AgentProfileConfig } from '@agentgate/policy'
-import { runtimeAgentProfiles } from '@agentgate/runtime-guard'
+import type { AgentProfileConfig } from '@sallyport/policy'
+import { runtimeAgentProfiles } from '@sallyport/runtime-guard'
 
 /** A JSON object (opencode config fragment). */
 export type JsonObject = { [key: string]: unknown }
@@ -8,9 +8,11 @@ export type JsonObject = { [key: string]: unknown }
 export const FAKE_PROVIDER_ID = 'fake'
 /** Model id of the scripted model in the generated config (`fake-1`, i.e. `fake/fake-1`). */
 export const FAKE_MODEL_ID = 'fake-1'
+/** Model id the model server answers as the moderator (`fake/fake-mod`): verdicts, not scripts. */
+export const FAKE_MODERATION_MODEL_ID = 'fake-mod'
 
 /**
- * The gateway's agent profiles exactly as the stack installs them (`@agentgate/runtime-guard`'s
+ * The gateway's agent profiles exactly as the stack installs them (`@sallyport/runtime-guard`'s
  * `runtimeAgentProfiles`: the policy's profiles with the guard's secret-file rules, and the
  * scheduler's), plus the `guarded` test agent. Permission keys are evaluated in order with the
  * last match winning, so the wildcard comes first. Custom agents default to `question: deny`, hence the explicit allow.
@@ -50,6 +52,11 @@ export function buildRuntimeConfig(modelBaseURL: string, extra: JsonObject = {})
         options: { baseURL: modelBaseURL, apiKey: 'fake-key' },
         models: {
           [FAKE_MODEL_ID]: { name: 'Fake One', tool_call: true, limit: { context: 100_000, output: 4096 } },
+          [FAKE_MODERATION_MODEL_ID]: {
+            name: 'Fake moderator',
+            tool_call: false,
+            limit: { context: 100_000, output: 256 },
+          },
         },
       },
     },

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { buildRuntimeEnv, NPM_OFFLINE, RUNTIME_FLAGS } from '@sallyport/runtime-process'
 import { afterEach, describe, expect, it } from 'vitest'
-import { buildRuntimeEnv } from './runtime-env.ts'
-import { createSandbox, removeSandbox, type Sandbox } from './sandbox.ts'
+import { createSandbox, removeSandbox, type Sandbox, sandboxEnvInput } from './sandbox.ts'
 
 const isRoot = process.getuid?.() === 0
 let sandbox: Sandbox | undefined
@@ -24,7 +24,7 @@ describe('createSandbox', () => {
 
   it('creates an empty managed-config dir inside the temp dir and points the runtime at it', () => {
     sandbox = createSandbox({ config: {} })
-    const env = buildRuntimeEnv({ sandbox, username: 'u', password: 'p' })
+    const env = buildRuntimeEnv(sandboxEnvInput(sandbox, { username: 'u', password: 'p' }))
     const managed = env.OPENCODE_TEST_MANAGED_CONFIG_DIR
     expect(managed).toBe(sandbox.managedConfigDir)
     expect(managed?.startsWith(`${sandbox.tempDir}/`)).toBe(true)
@@ -75,5 +75,70 @@ describe('createSandbox', () => {
     const created = createSandbox({ config: {} })
     removeSandbox(created)
     expect(existsSync(created.tempDir)).toBe(false)
+  })
+})
+
+describe('sandboxEnvInput', () => {
+  const fixed: Sandbox = {
+    tempDir: '/t',
+    workspace: '/t/workspace',
+    home: '/t/home',
+    configHome: '/t/config',
+    dataHome: '/t/data',
+    stateHome: '/t/state',
+    cacheHome: '/t/cache',
+    tmp: '/t/tmp',
+    configDir: '/t/opencode-config',
+    managedConfigDir: '/t/managed-config',
+  }
+
+  afterEach(() => {
+    delete process.env.OPENCODE_CONFIG_CONTENT
+    delete process.env.SECRET_TOKEN
+  })
+
+  it('maps HOME, the XDG dirs, TMPDIR and both config dirs to the sandbox; TZ and the parent are this process', () => {
+    expect(sandboxEnvInput(fixed, { username: 'u', password: 'p' })).toEqual({
+      dirs: {
+        home: '/t/home',
+        xdgConfig: '/t/config',
+        xdgData: '/t/data',
+        xdgState: '/t/state',
+        xdgCache: '/t/cache',
+        tmp: '/t/tmp',
+      },
+      configDir: '/t/opencode-config',
+      managedConfigDir: '/t/managed-config',
+      timezone: process.env.TZ,
+      parent: process.env,
+      username: 'u',
+      password: 'p',
+    })
+  })
+
+  it('gives the runtime the production flags and offline npm', () => {
+    const env = buildRuntimeEnv(sandboxEnvInput(fixed, { username: 'u', password: 'p' }))
+    expect(env).toMatchObject({ ...RUNTIME_FLAGS, ...NPM_OFFLINE, OPENCODE_SERVER_USERNAME: 'u' })
+  })
+
+  it('does not inherit the test process environment beyond PATH and locale', () => {
+    process.env.OPENCODE_CONFIG_CONTENT = '{}'
+    process.env.SECRET_TOKEN = 'x'
+    const env = buildRuntimeEnv(sandboxEnvInput(fixed, { username: 'u', password: 'p' }))
+    expect(env.OPENCODE_CONFIG_CONTENT).toBeUndefined()
+    expect(env.SECRET_TOKEN).toBeUndefined()
+    expect(env.PATH).toBe(process.env.PATH)
+  })
+
+  it('applies extra variables last and removes undefined ones', () => {
+    const env = buildRuntimeEnv(
+      sandboxEnvInput(fixed, {
+        username: 'u',
+        password: 'p',
+        extra: { OPENCODE_X: '1', npm_config_offline: undefined },
+      }),
+    )
+    expect(env.OPENCODE_X).toBe('1')
+    expect('npm_config_offline' in env).toBe(false)
   })
 })

@@ -12,6 +12,7 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import type { RuntimeEnvInput } from '@sallyport/runtime-process'
 import type { JsonObject } from './runtime-config.ts'
 
 /** A user id / group id pair the runtime process runs as. */
@@ -62,7 +63,7 @@ export interface SandboxOptions {
  * with root-owned config dirs; as a normal user the config dirs are made read-only (0555).
  */
 export function createSandbox(options: SandboxOptions): Sandbox {
-  const tempDir = mkdtempSync(join(options.parent ?? tmpdir(), 'agentgate-runtime-'))
+  const tempDir = mkdtempSync(join(options.parent ?? tmpdir(), 'sallyport-runtime-'))
   const dir = (name: string): string => {
     const path = join(tempDir, name)
     mkdirSync(path, { recursive: true, mode: 0o700 })
@@ -113,6 +114,35 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     if (git.status !== 0) throw new Error(`testkit: git init failed: ${git.stderr?.toString() ?? ''}`)
   }
   return sandbox
+}
+
+/**
+ * What the runtime's environment is built from (`@sallyport/runtime-process`'s `buildRuntimeEnv`,
+ * as for every runtime of the stack): HOME, the XDG dirs, TMPDIR, the config dir and the empty
+ * managed-config dir of the sandbox; only PATH, the locale and TZ come from this process.
+ * `extra` is applied last; `undefined` removes a variable.
+ */
+export function sandboxEnvInput(
+  sandbox: Sandbox,
+  input: { username: string; password: string; extra?: Record<string, string | undefined> },
+): RuntimeEnvInput {
+  return {
+    dirs: {
+      home: sandbox.home,
+      xdgConfig: sandbox.configHome,
+      xdgData: sandbox.dataHome,
+      xdgState: sandbox.stateHome,
+      xdgCache: sandbox.cacheHome,
+      tmp: sandbox.tmp,
+    },
+    configDir: sandbox.configDir,
+    managedConfigDir: sandbox.managedConfigDir,
+    timezone: process.env.TZ,
+    parent: process.env,
+    username: input.username,
+    password: input.password,
+    ...(input.extra ? { extra: input.extra } : {}),
+  }
 }
 
 /** Removes the temp dir (restoring write permission on read-only dirs first). Never throws. */

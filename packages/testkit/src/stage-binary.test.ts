@@ -28,7 +28,7 @@ function closedBinary(name: string, bytes: string): { binary: string; cacheDir: 
   const binary = join(closed, 'opencode')
   writeFileSync(binary, bytes, { mode: 0o700 })
   const source = statSync(binary)
-  return { binary, cacheDir: join(root, `agentgate-opencode-${source.size}-${Math.floor(source.mtimeMs)}`) }
+  return { binary, cacheDir: join(root, `sallyport-opencode-${source.size}-${Math.floor(source.mtimeMs)}`) }
 }
 
 /** Pre-creates the cache dir as an attacker would: a same-size file that is not the binary. */
@@ -60,7 +60,7 @@ describe('stageBinaryFor', () => {
     mkdirSync(closed, { mode: 0o700 })
     writeFileSync(join(closed, 'opencode'), 'binary bytes', { mode: 0o700 })
     const staged = stageBinaryFor(join(closed, 'opencode'), nobody, root)
-    expect(staged.startsWith(join(root, 'agentgate-opencode-'))).toBe(true)
+    expect(staged.startsWith(join(root, 'sallyport-opencode-'))).toBe(true)
     expect(readFileSync(staged, 'utf8')).toBe('binary bytes')
     expect(statSync(staged).mode & 0o777).toBe(0o755)
     expect(statSync(join(closed, 'opencode')).mode & 0o777).toBe(0o700)

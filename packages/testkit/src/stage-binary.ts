@@ -19,7 +19,7 @@ import type { ProcessUser } from './sandbox.ts'
  * Returns a path of `binary` that `user` can execute. Normally that is `binary` itself; when a
  * directory on its way is closed to the user (a checkout under `/root`, say), the binary is
  * hard-linked (or, across file systems, when the file is not world-executable or not owned by this
- * process's user, copied) once into `<parent>/agentgate-opencode-<size>-<mtime>/` and that cached
+ * process's user, copied) once into `<parent>/sallyport-opencode-<size>-<mtime>/` and that cached
  * path is reused by later runs.
  *
  * The cache name is predictable, so another local user could create it first and have the harness
@@ -35,7 +35,7 @@ export function stageBinaryFor(binary: string, user: ProcessUser, parent: string
     // fall through: stage a reachable copy
   }
   const source = statSync(binary)
-  const prefix = join(parent, `agentgate-opencode-${source.size}-${Math.floor(source.mtimeMs)}`)
+  const prefix = join(parent, `sallyport-opencode-${source.size}-${Math.floor(source.mtimeMs)}`)
   const name = basename(binary)
   let dir = prefix
   if (!createOwnDir(dir)) {

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import {
@@ -6,19 +5,28 @@ import {
   PLUGIN_WRAPPER_FILE,
   pluginWrapperSource,
   RUNTIME_GUARD_MODULE_ENV,
-} from '@agentgate/runtime-guard'
+} from '@sallyport/runtime-guard'
+import {
+  basicAuth,
+  killProcessGroupsOnSignals,
+  launchRuntime,
+  RuntimeProcessError,
+  resolveOpencodeBinary,
+  type SupervisedProcess,
+  waitForListening,
+  waitUntilHealthy,
+} from '@sallyport/runtime-process'
 import { assertReachable } from './check-access.ts'
 import { TestkitError } from './errors.ts'
-import { type ExitWatch, terminate, watchExit } from './exit-watch.ts'
 import { freePort } from './free-port.ts'
-import { createLogBuffer, type LogBuffer } from './log-buffer.ts'
-import { trackProcessGroup } from './process-cleanup.ts'
-import { resolveOpencodeBinary } from './resolve-binary.ts'
 import { buildRuntimeConfig, type JsonObject } from './runtime-config.ts'
-import { buildRuntimeEnv } from './runtime-env.ts'
-import { createSandbox, type ProcessUser, removeSandbox, type Sandbox } from './sandbox.ts'
+import { createSandbox, type ProcessUser, removeSandbox, type Sandbox, sandboxEnvInput } from './sandbox.ts'
 import { stageBinaryFor } from './stage-binary.ts'
-import { waitForHealthy, waitForListening } from './wait-for-runtime.ts'
+
+/** Output lines kept per runtime (for `logs()` and error messages). */
+const KEPT_LINES = 2000
+/** Lines of output an error message ends with. */
+const LOG_TAIL_LINES = 40
 
 /** Options of {@link startRuntime}. */
 export interface RuntimeOptions {
@@ -56,10 +64,10 @@ export interface RuntimeOptions {
   keep?: boolean
   /** Echo runtime output to stderr; default when `TESTKIT_RUNTIME_LOGS=1`. */
   echoLogs?: boolean
-  /** Path of the opencode binary; default {@link resolveOpencodeBinary}. */
+  /** Path of the opencode binary; default the pinned one (`OPENCODE_BIN` overrides it). */
   binary?: string
   /**
-   * Install the runtime guard plugin (`@agentgate/runtime-guard`) in the config dir, as the
+   * Install the runtime guard plugin (`@sallyport/runtime-guard`) in the config dir, as the
    * stack does; default true. Only a test that proves what happens WITHOUT it turns it off.
    */
   runtimeGuard?: boolean
@@ -93,7 +101,7 @@ export interface RuntimeHandle {
   readonly exited: boolean
   /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
   readonly exitCode: Promise<number | null>
-  /** The kept runtime output (last 2000 lines, stdout and stderr tagged). */
+  /** The kept runtime output (last 2000 lines, stdout and stderr tagged `[out]`/`[err]`). */
   logs(): string
   /** `fetch` relative to `url` with the Basic auth header set. */
   fetch(path: string, init?: RequestInit): Promise<Response>
@@ -102,7 +110,9 @@ export interface RuntimeHandle {
 }
 
 /**
- * Launches the real `opencode serve` in a fresh sandbox and resolves once it is healthy.
+ * Launches the real `opencode serve` in a fresh sandbox and resolves once it is healthy. The
+ * process is started, watched and stopped by `@sallyport/runtime-process`, the code `sallyport up`
+ * starts its runtimes with (environment, flags, process group, readiness).
  *
  * Throws `TestkitError`: `ERR_TESTKIT_BINARY_NOT_FOUND`, `ERR_TESTKIT_RUNTIME_EXITED` (with the log
  * tail), `ERR_TESTKIT_RUNTIME_TIMEOUT`. `RangeError` for invalid options.
@@ -120,9 +130,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   if (!(stopGraceMs >= 0)) throw new RangeError('stopGraceMs must be >= 0')
   let binary: string
   try {
-    binary = options.binary ?? resolveOpencodeBinary()
+    binary = options.binary ?? resolveOpencodeBinary({ env: process.env, overrideVariable: 'OPENCODE_BIN' })
   } catch (cause) {
-    throw new TestkitError('ERR_TESTKIT_BINARY_NOT_FOUND', (cause as Error).message, { cause })
+    throw new TestkitError('ERR_TESTKIT_BINARY_NOT_FOUND', `testkit: ${(cause as Error).message}`, { cause })
   }
   const user = resolveUser(options.user ?? 'auto')
   if (user) {
@@ -134,7 +144,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   }
   const username = options.username ?? 'gateway'
   const password = options.password ?? randomBytes(18).toString('base64url')
-  const authHeader = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`
+  const authHeader = basicAuth(username, password)
   const sandbox = createSandbox({
     config: buildRuntimeConfig(options.modelURL ?? 'http://127.0.0.1:9/v1', options.config),
     ...(options.tempParent ? { parent: options.tempParent } : {}),
@@ -146,40 +156,38 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     }),
   })
   const guardEnv = options.runtimeGuard !== false ? { [RUNTIME_GUARD_MODULE_ENV]: bundledPluginPath() } : {}
-  const env = buildRuntimeEnv({ sandbox, username, password, extra: { ...guardEnv, ...options.env } })
+  const environment = sandboxEnvInput(sandbox, { username, password, extra: { ...guardEnv, ...options.env } })
   const echo = options.echoLogs ?? process.env.TESTKIT_RUNTIME_LOGS === '1'
   const cleanup = (): void => {
     if (!options.keep) removeSandbox(sandbox)
   }
+  // A killed test worker still leaves no runtime and no sandbox behind.
+  killProcessGroupsOnSignals()
 
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await freePort())
-    const logs = createLogBuffer(2000, echo ? (line) => console.error(line) : undefined)
-    const args = ['serve', '--hostname', '127.0.0.1', '--port', String(port), '--print-logs']
-    args.push('--log-level', options.logLevel ?? 'WARN')
     const started = performance.now()
-    // detached: own process group, so stop() can signal the runtime and its children, and nothing else.
-    const child = spawn(binary, args, {
+    const child = launchRuntime({
+      ...environment,
+      name: 'opencode',
+      binary,
+      host: '127.0.0.1',
+      port,
       cwd: sandbox.workspace,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(user ?? {}),
+      logLevel: options.logLevel ?? 'WARN',
+      user,
+      keepLines: KEPT_LINES,
+      onAbandon: cleanup,
     })
-    const exit = watchExit(child)
-    child.stdout?.on('data', (chunk: Buffer) => logs.push('out', chunk))
-    child.stderr?.on('data', (chunk: Buffer) => logs.push('err', chunk))
-    if (child.pid !== undefined) trackProcessGroup(child.pid, cleanup)
+    if (echo) child.onLine((line, stream) => console.error(`[runtime ${tag(stream)}] ${line}`))
     try {
       const deadline = Date.now() + startTimeoutMs
-      const url = await waitForListening({ logs, exit, deadline })
+      const url = await waitForListening(child, deadline)
       const listeningMs = performance.now() - started
-      await waitForHealthy({ url, authHeader, exit, deadline, logs })
+      await waitUntilHealthy({ child, url, authorization: authHeader, deadline, intervalMs: 50 })
       const startupMs = performance.now() - started
       return makeHandle({
         child,
-        exit,
-        logs,
         url,
         username,
         password,
@@ -192,11 +200,12 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         cleanup,
       })
     } catch (error) {
-      await terminate(child, exit, 0)
-      const portTaken = /ServeError|EADDRINUSE|address already in use/i.test(logs.text())
-      if (options.port === undefined && portTaken && attempt < 3 && TestkitError.isInstance(error)) continue
+      await child.stop(0)
+      const portTaken = /ServeError|EADDRINUSE|address already in use/i.test(logText(child))
+      const failure = asTestkitError(error, child)
+      if (options.port === undefined && portTaken && attempt < 3 && TestkitError.isInstance(failure)) continue
       cleanup()
-      throw error
+      throw failure
     }
   }
 }
@@ -207,10 +216,28 @@ function resolveUser(choice: 'auto' | 'current' | ProcessUser): ProcessUser | un
   return process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined
 }
 
+const tag = (stream: 'stdout' | 'stderr'): 'out' | 'err' => (stream === 'stdout' ? 'out' : 'err')
+
+/** The kept output, each line tagged `[out]` or `[err]`. */
+function logText(child: SupervisedProcess, count?: number): string {
+  return child
+    .output(count)
+    .map((line) => `[${tag(line.stream)}] ${line.text}`)
+    .join('\n')
+}
+
+/** A runtime that exited or was not ready in time, as a `TestkitError` ending with the log tail. */
+function asTestkitError(error: unknown, child: SupervisedProcess): unknown {
+  if (!RuntimeProcessError.isInstance(error)) return error
+  const code =
+    error.code === 'ERR_RUNTIME_PROCESS_EXITED' ? 'ERR_TESTKIT_RUNTIME_EXITED' : 'ERR_TESTKIT_RUNTIME_TIMEOUT'
+  return new TestkitError(code, `${error.message}. Last output:\n${logText(child, LOG_TAIL_LINES)}`, {
+    cause: error,
+  })
+}
+
 interface HandleParts {
-  child: ChildProcess
-  exit: ExitWatch
-  logs: LogBuffer
+  child: SupervisedProcess
   url: string
   username: string
   password: string
@@ -224,7 +251,7 @@ interface HandleParts {
 }
 
 function makeHandle(parts: HandleParts): RuntimeHandle {
-  const { child, exit, logs, url, authHeader, sandbox } = parts
+  const { child, url, authHeader, sandbox } = parts
   let stopping: Promise<void> | undefined
   return {
     url,
@@ -235,22 +262,22 @@ function makeHandle(parts: HandleParts): RuntimeHandle {
     tempDir: sandbox.tempDir,
     configDir: sandbox.configDir,
     sandbox,
-    pid: child.pid!,
+    pid: child.pid,
     user: parts.user,
     listeningMs: Math.round(parts.listeningMs),
     startupMs: Math.round(parts.startupMs),
     get exited() {
-      return exit.exited
+      return child.exited
     },
-    exitCode: exit.promise.then((result) => result.code),
-    logs: () => logs.text(),
+    exitCode: child.exit.then((result) => result.code),
+    logs: () => logText(child),
     fetch(path, init = {}) {
       const headers = new Headers(init.headers)
       headers.set('authorization', authHeader)
       return fetch(new URL(path, url), { ...init, headers })
     },
     stop() {
-      stopping ??= terminate(child, exit, parts.stopGraceMs).then(parts.cleanup)
+      stopping ??= child.stop(parts.stopGraceMs).then(parts.cleanup)
       return stopping
     },
   }

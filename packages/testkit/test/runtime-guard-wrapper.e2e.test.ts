@@ -1,4 +1,4 @@
-import { RUNTIME_GUARD_EXIT_CODE } from '@agentgate/runtime-guard'
+import { RUNTIME_GUARD_EXIT_CODE } from '@sallyport/runtime-guard'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type RuntimeHandle, startRuntime, waitFor } from '../src/index.ts'
 
@@ -14,10 +14,10 @@ afterEach(async () => {
 describe('the runtime guard wrapper fails closed', () => {
   it.each([
     ['no module named', undefined],
-    ['a module that does not exist', '/nonexistent/agentgate/plugin.js'],
+    ['a module that does not exist', '/nonexistent/sallyport/plugin.js'],
     ['a relative module path', 'dist/plugin.js'],
   ])('%s: the runtime exits at its first workspace request', async (_name, module) => {
-    runtime = await startRuntime({ env: { AGENTGATE_RUNTIME_GUARD_MODULE: module } })
+    runtime = await startRuntime({ env: { SALLYPORT_RUNTIME_GUARD_MODULE: module } })
     const started = runtime
     // Plugins load with the first request bound to the workspace instance.
     await started.fetch(`/session?directory=${encodeURIComponent(started.directory)}`).catch(() => undefined)

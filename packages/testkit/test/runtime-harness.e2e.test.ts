@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PLUGIN_WRAPPER_FILE } from '@agentgate/runtime-guard'
+import { PLUGIN_WRAPPER_FILE } from '@sallyport/runtime-guard'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RuntimeHandle, type Stack, startRuntime, startStack, step, waitFor } from '../src/index.ts'
 import { type RegistryRecorder, startRegistryRecorder } from './npm-registry-recorder.ts'
@@ -263,7 +263,7 @@ describe('startRuntime against the real opencode binary', { timeout: 60_000 }, (
       const stray = [tmpdir(), '/tmp', '/var/tmp', '/dev/shm']
         .filter((dir) => existsSync(dir))
         .flatMap((dir) => readdirSync(dir).map((name) => join(dir, name)))
-        .filter((path) => !/[\\/]agentgate-runtime-[^/\\]+$/.test(path))
+        .filter((path) => !/[\\/]sallyport-runtime-[^/\\]+$/.test(path))
         .filter((path) => {
           try {
             return statSync(path).uid === runtime.user?.uid

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { liveProcessGroupCount } from '@sallyport/runtime-process'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startRuntime, TestkitError, waitFor } from '../src/index.ts'
-import { trackedGroupCount } from '../src/process-cleanup.ts'
 
 // Failure and shutdown paths of startRuntime, driven by a fake `opencode` (fixtures/fake-opencode.mjs).
 
@@ -79,7 +79,7 @@ describe('startRuntime lifecycle (fake binary)', () => {
     expect(alive(runtime.pid)).toBe(false)
     await waitFor(() => !alive(child), { description: 'grandchild gone' })
     expect(existsSync(runtime.tempDir)).toBe(false)
-    expect(trackedGroupCount()).toBe(0)
+    expect(liveProcessGroupCount()).toBe(0)
   })
 
   it('retries on another port when the chosen one was taken meanwhile', async () => {
