@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { waitFor } from '@agentgate/testkit'
+import { waitFor } from '@sallyport/testkit'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PeerGateway, READ_TOOLS, startPeerGateway } from './harness.ts'
@@ -124,7 +124,7 @@ describe.skipIf(!available && !process.env.CI)(name, () => {
     originA = (await servePage()).origin
     originB = (await servePage()).origin
     gw = await startPeerGateway({ allowedOrigins: [originA] })
-    const profile = await gw.tempDir('agentgate-chromium-profile-')
+    const profile = await gw.tempDir('sallyport-chromium-profile-')
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
@@ -169,7 +169,7 @@ describe.skipIf(!available && !process.env.CI)(name, () => {
     expect(out.status).toBe(200)
     expect(message(out.body).result).toMatchObject({
       protocolVersion: '2025-11-25',
-      serverInfo: { name: 'agentgate' },
+      serverInfo: { name: 'sallyport' },
     })
     // Readable from JS only because the gateway exposes it: the browser hides the rest.
     expect(out.headers?.['x-request-id']).toMatch(/^[0-9a-f]{16}$/)

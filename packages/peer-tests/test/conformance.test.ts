@@ -44,7 +44,7 @@ beforeAll(async () => {
   })
   gateway = await startPeerGateway({ allowedOrigins: [proxy.url] })
   gw = gateway
-  const home = await gw.tempDir('agentgate-peer-home-')
+  const home = await gw.tempDir('sallyport-peer-home-')
   for (const set of REQUIREMENT_SETS) {
     const list = await runProcess(node.path, [CLI, 'list', '--server', '--requirements', set], {
       timeoutMs: 30_000,
@@ -52,7 +52,7 @@ beforeAll(async () => {
     })
     expect(list.code, list.stderr).toBe(0)
     listed[set] = parseRequirementList(list.stdout)
-    const out = await gw.tempDir(`agentgate-conformance-${set}-`)
+    const out = await gw.tempDir(`sallyport-conformance-${set}-`)
     const run = await runProcess(
       node.path,
       [CLI, 'server', '--url', `${proxy.url}/mcp`, '--requirements', set, '--timeout', '15000', '-o', out],

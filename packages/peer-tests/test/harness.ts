@@ -3,10 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { createCredentialStore, createKeyResolver } from '@agentgate/credentials'
-import { createGateway, createLogger, runtimeFromUpstream } from '@agentgate/gateway-server'
-import { type Stack, startStack } from '@agentgate/testkit'
-import { createUpstreamClient } from '@agentgate/upstream-client'
+import { createCredentialStore, createKeyResolver } from '@sallyport/credentials'
+import { createGateway, createLogger, runtimeFromUpstream } from '@sallyport/gateway-server'
+import { type Stack, startStack } from '@sallyport/testkit'
+import { createUpstreamClient } from '@sallyport/upstream-client'
 
 export interface PeerKeys {
   chat: string
@@ -62,7 +62,7 @@ export async function startPeerGateway(
     temps.push(dir)
     return dir
   }
-  const stateDir = await tempDir('agentgate-peer-state-')
+  const stateDir = await tempDir('sallyport-peer-state-')
   const store = createCredentialStore({ stateDir })
   const keys: PeerKeys = {
     chat: (await store.add('chatter', 'chat')).key,

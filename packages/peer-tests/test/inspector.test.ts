@@ -25,7 +25,7 @@ let home: string
 beforeAll(async () => {
   node = resolvePeerNode({ minimum: '22.19.0' })
   gw = await startPeerGateway()
-  home = await gw.tempDir('agentgate-inspector-home-')
+  home = await gw.tempDir('sallyport-inspector-home-')
 })
 
 afterAll(async () => {
@@ -88,7 +88,7 @@ describe('MCP Inspector CLI against the gateway', () => {
     )
     expect(result.isError ?? false).toBe(false)
     const catalog = result.structuredContent as Record<string, unknown>
-    expect(catalog).toMatchObject({ service: 'agentgate', policy: 'read', principal: 'reader' })
+    expect(catalog).toMatchObject({ service: 'sallyport', policy: 'read', principal: 'reader' })
     expect([...(catalog.tools as string[])].sort()).toEqual(READ_TOOLS)
     expect(JSON.stringify(result)).not.toMatch(/provider|apiKey|password|bash/)
   })
@@ -103,7 +103,7 @@ describe('MCP Inspector CLI against the gateway', () => {
     for (const era of ['auto', 'modern'] as const) {
       const result = resultOf(await inspect(gw.keys.chat, era, call))
       expect(countRpc('initialize')).toBe(before + 1)
-      expect(result._meta).toMatchObject({ 'io.modelcontextprotocol/serverInfo': { name: 'agentgate' } })
+      expect(result._meta).toMatchObject({ 'io.modelcontextprotocol/serverInfo': { name: 'sallyport' } })
     }
   })
 
