@@ -1,22 +1,22 @@
 // A first look without any model provider: a throw-away stack, the scripted model from testkit,
-// `agentgate up` (the built CLI), and one MCP client session through the whole workflow.
+// `sallyport up` (the built CLI), and one MCP client session through the whole workflow.
 // Run from the repo root after a build:  node packages/cli/scripts/demo.mjs
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, startModelServer, waitFor } from '@agentgate/testkit'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { freePort, startModelServer, waitFor } from '@sallyport/testkit'
 
 const bin = join(import.meta.dirname, '..', 'dist', 'bin.js')
 const say = (text) => process.stdout.write(`\n▶ ${text}\n`)
 const show = (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
-const temp = mkdtempSync(join(tmpdir(), 'agentgate-demo-'))
+const temp = mkdtempSync(join(tmpdir(), 'sallyport-demo-'))
 const dir = join(temp, 'stack')
 let up
 let model
 try {
-  say(`agentgate init --dir ${dir}`)
+  say(`sallyport init --dir ${dir}`)
   const init = spawn(process.execPath, [bin, 'init', '--dir', dir], {
     stdio: ['ignore', 'ignore', 'inherit'],
   })
@@ -42,13 +42,13 @@ try {
     },
   })
   writeFileSync(prefsFile, `${JSON.stringify(prefs, null, 2)}\n`)
-  const config = JSON.parse(readFileSync(join(dir, 'agentgate.json'), 'utf8'))
+  const config = JSON.parse(readFileSync(join(dir, 'sallyport.json'), 'utf8'))
   config.gateway.port = await freePort()
   config.native.port = await freePort()
   config.moderator.port = await freePort()
-  writeFileSync(join(dir, 'agentgate.json'), `${JSON.stringify(config, null, 2)}\n`)
+  writeFileSync(join(dir, 'sallyport.json'), `${JSON.stringify(config, null, 2)}\n`)
 
-  say('agentgate up (assistant runtime + moderator runtime + gateway)')
+  say('sallyport up (assistant runtime + moderator runtime + gateway)')
   up = spawn(process.execPath, [bin, 'up', '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] })
   let logs = ''
   up.stdout.on('data', (chunk) => {
@@ -56,7 +56,7 @@ try {
   })
   const ready = await waitFor(
     () => {
-      if (up.exitCode !== null) throw new Error('agentgate up exited')
+      if (up.exitCode !== null) throw new Error('sallyport up exited')
       return logs
         .split('\n')
         .filter((l) => l.startsWith('{'))
@@ -69,7 +69,7 @@ try {
 
   const key = readFileSync(join(dir, 'state/credentials/owner/key'), 'utf8').trim()
   const client = new Client(
-    { name: 'agentgate-demo', version: '1.0.0' },
+    { name: 'sallyport-demo', version: '1.0.0' },
     { versionNegotiation: { mode: 'auto' } },
   )
   await client.connect(

@@ -7,7 +7,7 @@ main(process.argv.slice(2), processIo()).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(
-      `agentgate: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`,
+      `sallyport: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`,
     )
     process.exit(1)
   },

@@ -10,11 +10,16 @@ export type CliErrorCode =
   | 'ERR_CLI_CHECK_FAILED'
   | 'ERR_CLI_IO'
 
+const marker = Symbol.for('sallyport.cli.CliError')
+
 /**
  * The CLI's own error. Its message is the one line the operator sees: it names paths relative to
  * the stack and never a key, a password or a secret's bytes.
  */
 export class CliError extends Error {
+  // Read by isInstance through `in`, which works across copies of this package (Symbol.for).
+  readonly [marker] = true
+
   constructor(
     readonly code: CliErrorCode,
     message: string,
@@ -26,11 +31,6 @@ export class CliError extends Error {
 
   /** True for a {@link CliError}, also one from another copy of this package. */
   static isInstance(value: unknown): value is CliError {
-    return (
-      value instanceof CliError ||
-      (value instanceof Error &&
-        value.name === 'CliError' &&
-        typeof (value as { code?: unknown }).code === 'string')
-    )
+    return typeof value === 'object' && value !== null && marker in value && value instanceof Error
   }
 }

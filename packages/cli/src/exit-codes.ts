@@ -1,4 +1,4 @@
-import { CredentialError, type CredentialErrorCode } from '@agentgate/credentials'
+import { CredentialError, type CredentialErrorCode } from '@sallyport/credentials'
 import { CliError, type CliErrorCode } from './errors.ts'
 
 /**

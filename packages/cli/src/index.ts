@@ -1,5 +1,5 @@
 /**
- * @agentgate/cli: the `agentgate` operator CLI. The binary is `agentgate`; these exports let other
+ * sallyport: the `sallyport` operator CLI. The binary is `sallyport`; these exports let other
  * tools run the same commands in-process.
  */
 export { type ConfigOAuthOptions, configOAuth } from './commands/config-oauth.ts'

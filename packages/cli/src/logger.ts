@@ -10,7 +10,7 @@ export function createCliLogger(destination?: NodeJS.WritableStream, level = 'in
   return pino(
     {
       level,
-      base: { service: 'agentgate' },
+      base: { service: 'sallyport' },
       redact: {
         paths: [
           'password',

@@ -1,13 +1,14 @@
 import type { Argv } from 'yargs'
 import { attach } from './commands/attach.ts'
-import { doctor } from './commands/doctor.ts'
+import { doctor } from './commands/doctor/doctor.ts'
+import { health } from './commands/health.ts'
 import { serve } from './commands/serve.ts'
 import { up } from './commands/up.ts'
 import type { Io } from './io.ts'
 import { stackDir } from './stack-dir.ts'
 
 /**
- * Commands that start or reach the stack's processes: up, serve, attach and doctor (init,
+ * Commands that start or reach the stack's processes: up, serve, health, attach and doctor (init,
  * credential and config are wired in main.ts).
  */
 export function commandsWithRuntime(parser: Argv, io: Io): Argv {
@@ -31,8 +32,8 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
             default: 60_000,
             describe: 'Deadline for all processes to be healthy',
           })
-          .example('$0 up --dir ~/agentgate', 'Start the stack; Ctrl-C stops it')
-          .example('AGENTGATE_DIR=~/agentgate $0 up', 'The same, with the directory from the environment'),
+          .example('$0 up --dir ~/sallyport', 'Start the stack; Ctrl-C stops it')
+          .example('SALLYPORT_DIR=~/sallyport $0 up', 'The same, with the directory from the environment'),
       async (a) => {
         await up(
           {
@@ -43,6 +44,17 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
           },
           io,
         )
+      },
+    )
+    .command(
+      'health',
+      "Exit 0 when this stack's gateway answers /health (for container health checks)",
+      (c) =>
+        c
+          .option('timeout-ms', { type: 'number', default: 3000, describe: 'Give up after this long' })
+          .example('$0 health --dir ~/sallyport', 'Exit 0 when the gateway is up, 9 when not'),
+      async (a) => {
+        await health({ dir: stackDir(a, io), timeoutMs: a['timeout-ms'] }, io)
       },
     )
     .command(
@@ -65,7 +77,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
             type: 'string',
             describe: 'Workspace root (default <stack>/workspace; /work in the image)',
           })
-          .example('$0 serve --dir ~/agentgate --port 9000', 'Gateway on 127.0.0.1:9000')
+          .example('$0 serve --dir ~/sallyport --port 9000', 'Gateway on 127.0.0.1:9000')
           .example(
             'GATEWAY_ALLOWED_ORIGINS=https://app.example.com $0 serve',
             'Allow one browser origin on /mcp',
@@ -97,7 +109,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
           .option('session', { alias: 's', type: 'string', describe: 'Session id to open' })
           .option('continue', { alias: 'c', type: 'boolean', describe: 'Continue the last session' })
           .example(
-            '$0 attach --dir ~/agentgate',
+            '$0 attach --dir ~/sallyport',
             'Username and password go through the environment, never argv',
           ),
       async (a) => {
@@ -113,7 +125,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
       (c) =>
         c
           .option('json', { type: 'boolean', default: false, describe: 'Print machine-readable JSON' })
-          .example('$0 doctor --dir ~/agentgate', 'Exit 0 when nothing fails; 9 otherwise'),
+          .example('$0 doctor --dir ~/sallyport', 'Exit 0 when nothing fails; 9 otherwise'),
       async (a) => {
         await doctor({ dir: stackDir(a, io), json: a.json }, io)
       },

@@ -20,7 +20,7 @@ export const CLI_VERSION = '0.1.0'
 
 const dirOption = {
   type: 'string',
-  describe: 'The stack directory (default: $AGENTGATE_DIR, else the current directory)',
+  describe: 'The stack directory (default: $SALLYPORT_DIR, else the current directory)',
 } as const
 
 const jsonOption = { type: 'boolean', default: false, describe: 'Print machine-readable JSON' } as const
@@ -111,9 +111,9 @@ function credentialCommands(y: Argv, io: Io): Argv {
 /** Builds the parser. Every command is one exported function; this file only wires flags to them. */
 export function buildParser(args: string[], io: Io): Argv {
   const parser = yargs(args)
-    .scriptName('agentgate')
+    .scriptName('sallyport')
     .usage(
-      '$0 <command> [options]\n\nThe agentgate operator CLI: one stack directory, one configuration file (agentgate.json).',
+      '$0 <command> [options]\n\nThe sallyport operator CLI: one stack directory, one configuration file (sallyport.json).',
     )
     .option('dir', dirOption)
     .command(
@@ -122,10 +122,17 @@ export function buildParser(args: string[], io: Io): Argv {
       (c) =>
         c
           .option('json', jsonOption)
-          .example('$0 init --dir ~/agentgate', 'Create a stack in ~/agentgate')
-          .example('$0 init --dir ~/agentgate', 'Run again: reports everything as kept'),
+          .option('container', {
+            type: 'boolean',
+            default: false,
+            describe:
+              'A stack for the container image: a new sallyport.json binds the gateway to 0.0.0.0 (publish the port on the host loopback)',
+          })
+          .example('$0 init --dir ~/sallyport', 'Create a stack in ~/sallyport')
+          .example('$0 init --dir ./stack --container', 'A stack for compose.yaml')
+          .example('$0 init --dir ~/sallyport', 'Run again: reports everything as kept'),
       async (a) => {
-        const result = await initStack({ dir: stackDir(a, io), env: io.env })
+        const result = await initStack({ dir: stackDir(a, io), env: io.env, container: a.container })
         io.out(a.json ? `${JSON.stringify(result)}\n` : formatInitResult(result))
       },
     )
@@ -212,8 +219,8 @@ export async function main(args: string[], io: Io): Promise<number> {
     return process.exitCode === undefined ? EXIT.ok : Number(process.exitCode)
   } catch (error) {
     const { exitCode, message } = describeFailure(error)
-    io.err(`agentgate: ${message}\n`)
-    if (io.env.AGENTGATE_DEBUG === '1' && error instanceof Error && error.stack) io.err(`${error.stack}\n`)
+    io.err(`sallyport: ${message}\n`)
+    if (io.env.SALLYPORT_DEBUG === '1' && error instanceof Error && error.stack) io.err(`${error.stack}\n`)
     return exitCode
   }
 }

@@ -15,13 +15,13 @@ export interface CliRun {
 
 /** The environment of a CLI process: the test's own, minus anything that would redirect the stack. */
 export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
-  const env: Record<string, string | undefined> = { ...process.env, AGENTGATE_DIR: undefined, ...extra }
+  const env: Record<string, string | undefined> = { ...process.env, SALLYPORT_DIR: undefined, ...extra }
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value
   return out
 }
 
-/** Runs `agentgate <args>` to completion. */
+/** Runs `sallyport <args>` to completion. */
 export function runCli(
   args: string[],
   options: { env?: Record<string, string | undefined>; input?: string } = {},
@@ -45,7 +45,7 @@ export function runCli(
   })
 }
 
-/** A long-running `agentgate` process (up, serve) with its output collected as it arrives. */
+/** A long-running `sallyport` process (up, serve) with its output collected as it arrives. */
 export interface LiveCli {
   readonly child: ChildProcess
   readonly stdout: () => string
@@ -73,7 +73,7 @@ export function startCli(args: string[], env: Record<string, string | undefined>
 }
 
 /** A fresh temporary directory and its removal. */
-export function tempDir(prefix = 'agentgate-cli-'): { path: string; remove: () => void } {
+export function tempDir(prefix = 'sallyport-cli-'): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix))
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) }
 }

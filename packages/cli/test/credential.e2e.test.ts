@@ -1,21 +1,14 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runCli, tempDir } from './cli-process.ts'
+import { useTempStack } from './temp-stack.ts'
 
-let dir: string
-let remove: () => void
-beforeAll(async () => {
-  const temp = tempDir()
-  remove = temp.remove
-  dir = join(temp.path, 'stack')
-  expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-})
-afterAll(() => remove())
+const stack = useTempStack()
 
-const cli = (...args: string[]) => runCli([...args, '--dir', dir])
+const cli = (...args: string[]) => runCli([...args, '--dir', stack.dir])
 
-describe('agentgate credential (built CLI)', () => {
+describe('sallyport credential (built CLI)', () => {
   it('add prints the key once, alone on stdout, and stores it 0600', async () => {
     const run = await cli('credential', 'add', 'ci-bot', 'read')
     expect(run.code).toBe(0)
@@ -24,7 +17,7 @@ describe('agentgate credential (built CLI)', () => {
     expect(key).toMatch(/^[\x21-\x7e]{32,512}$/)
     expect(run.stderr).toMatch(/Added ci-bot \(policy read\)/)
     expect(run.stderr).not.toContain(key)
-    expect(readFileSync(join(dir, 'state/credentials/ci-bot/key'), 'utf8').trim()).toBe(key)
+    expect(readFileSync(join(stack.dir, 'state/credentials/ci-bot/key'), 'utf8').trim()).toBe(key)
     // list never shows a key
     const list = await cli('credential', 'list')
     expect(list.code).toBe(0)
@@ -79,7 +72,7 @@ describe('agentgate credential (built CLI)', () => {
     try {
       const run = await runCli(['credential', 'add', 'x', 'chat', '--dir', join(temp.path, 'nowhere')])
       expect(run.code).toBe(3)
-      expect(run.stderr).toMatch(/^agentgate: no stack at .*run `agentgate init/)
+      expect(run.stderr).toMatch(/^sallyport: no stack at .*run `sallyport init/)
     } finally {
       temp.remove()
     }
@@ -103,12 +96,13 @@ describe('agentgate credential (built CLI)', () => {
       Array.from({ length: 4 }, () => cli('credential', 'rotate', 'contested')),
     )
     expect(rotations.map((r) => r.code)).toEqual([0, 0, 0, 0])
-    const stored = readFileSync(join(dir, 'state/credentials/contested/key'), 'utf8').trim()
+    const stored = readFileSync(join(stack.dir, 'state/credentials/contested/key'), 'utf8').trim()
     expect(rotations.map((r) => r.stdout.trim())).toContain(stored)
-  })
+    // 19 CLI processes, 18 of them at once: seconds on a quiet machine, far more on a busy one.
+  }, 120_000)
 })
 
-describe('agentgate config oauth (built CLI)', () => {
+describe('sallyport config oauth (built CLI)', () => {
   const base = [
     '--resource',
     'https://gw.example.com/mcp',
@@ -121,10 +115,10 @@ describe('agentgate config oauth (built CLI)', () => {
   ]
 
   it('writes the oauth section with RS256 by default and keeps the other settings', async () => {
-    const before = JSON.parse(readFileSync(join(dir, 'agentgate.json'), 'utf8'))
+    const before = JSON.parse(readFileSync(join(stack.dir, 'sallyport.json'), 'utf8'))
     const run = await cli('config', 'oauth', ...base, '--scopes', 'mcp:tools,mcp:read')
     expect(run.code).toBe(0)
-    const after = JSON.parse(readFileSync(join(dir, 'agentgate.json'), 'utf8'))
+    const after = JSON.parse(readFileSync(join(stack.dir, 'sallyport.json'), 'utf8'))
     expect(after.oauth).toEqual({
       resource: 'https://gw.example.com/mcp',
       issuer: 'https://id.example.com',
@@ -136,7 +130,7 @@ describe('agentgate config oauth (built CLI)', () => {
     expect(after.gateway).toEqual(before.gateway)
     const es = await cli('config', 'oauth', ...base, '--algorithms', 'ES256', 'EdDSA')
     expect(es.code).toBe(0)
-    expect(JSON.parse(readFileSync(join(dir, 'agentgate.json'), 'utf8')).oauth.algorithms).toEqual([
+    expect(JSON.parse(readFileSync(join(stack.dir, 'sallyport.json'), 'utf8')).oauth.algorithms).toEqual([
       'ES256',
       'EdDSA',
     ])
@@ -146,8 +140,8 @@ describe('agentgate config oauth (built CLI)', () => {
     [['--resource', 'http://gw.example.com/mcp'], /--resource: must be an https:\/\/ URL/],
     [['--jwks-url', 'http://id.example.com/jwks'], /--jwks-url: must be an https:\/\/ URL/],
     [['--algorithms', 'HS256'], /--algorithms/],
-  ])('refuses %j (exit 2) and leaves agentgate.json unchanged', async (override, pattern) => {
-    const before = readFileSync(join(dir, 'agentgate.json'), 'utf8')
+  ])('refuses %j (exit 2) and leaves sallyport.json unchanged', async (override, pattern) => {
+    const before = readFileSync(join(stack.dir, 'sallyport.json'), 'utf8')
     const args = [...base]
     for (let i = 0; i < override.length; i += 2) {
       const at = args.indexOf(override[i]!)
@@ -157,6 +151,6 @@ describe('agentgate config oauth (built CLI)', () => {
     const run = await cli('config', 'oauth', ...args)
     expect(run.code).toBe(2)
     expect(run.stderr).toMatch(pattern)
-    expect(readFileSync(join(dir, 'agentgate.json'), 'utf8')).toBe(before)
+    expect(readFileSync(join(stack.dir, 'sallyport.json'), 'utf8')).toBe(before)
   })
 })

@@ -1,23 +1,14 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli, tempDir } from './cli-process.ts'
+import { describe, expect, it } from 'vitest'
+import { runCli } from './cli-process.ts'
+import { useTempStack } from './temp-stack.ts'
 
-let root: string
-let dir: string
-let remove: () => void
-beforeAll(async () => {
-  const temp = tempDir()
-  remove = temp.remove
-  root = temp.path
-  dir = join(root, 'stack')
-  expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-})
-afterAll(() => remove())
+const stack = useTempStack()
 
-describe('agentgate doctor (built CLI)', () => {
+describe('sallyport doctor (built CLI)', () => {
   it('passes on a fresh stack and reports the processes as not running', async () => {
-    const run = await runCli(['doctor', '--dir', dir, '--json'])
+    const run = await runCli(['doctor', '--dir', stack.dir, '--json'])
     expect(run.code).toBe(0)
     const report = JSON.parse(run.stdout) as {
       ok: boolean
@@ -33,38 +24,42 @@ describe('agentgate doctor (built CLI)', () => {
   })
 
   it('fails (exit 9) on a secret readable by others and says what to fix', async () => {
-    const file = join(dir, 'state/handle-secret')
+    const file = join(stack.dir, 'state/handle-secret')
     chmodSync(file, 0o644)
     try {
-      const run = await runCli(['doctor', '--dir', dir])
+      const run = await runCli(['doctor', '--dir', stack.dir])
       expect(run.code).toBe(9)
       expect(run.stdout).toMatch(
         /FAIL {2}permissions: readable by group or others: state\/handle-secret \(644\)\n {6}fix: chmod 600/,
       )
-      expect(run.stderr).toBe('agentgate: 1 problem found (see above)\n')
+      expect(run.stderr).toBe('sallyport: 1 problem found (see above)\n')
     } finally {
       chmodSync(file, 0o600)
     }
   })
 })
 
-describe('agentgate attach (built CLI)', () => {
+describe('sallyport attach (built CLI)', () => {
   it('runs the native attach command with the password in the environment, never in argv', async () => {
-    const fake = join(root, 'fake-opencode.sh')
-    const record = join(root, 'attach-record.txt')
+    const fake = join(stack.root, 'fake-opencode.sh')
+    const record = join(stack.root, 'attach-record.txt')
     writeFileSync(
       fake,
       `#!/bin/sh\n{ echo "ARGS:$*"; echo "USER:$OPENCODE_SERVER_USERNAME"; echo "PASS:$OPENCODE_SERVER_PASSWORD"; } > "${record}"\nexit 3\n`,
       { mode: 0o755 },
     )
-    const run = await runCli(['attach', '--dir', dir, '--session', 'ses_x'], {
-      env: { AGENTGATE_OPENCODE_BIN: fake, OPENCODE_SERVER_PASSWORD: 'operator-leftover' },
+    const run = await runCli(['attach', '--dir', stack.dir, '--session', 'ses_x'], {
+      env: { SALLYPORT_OPENCODE_BIN: fake, OPENCODE_SERVER_PASSWORD: 'operator-leftover' },
     })
     expect(run.code).toBe(3) // the client's exit code
-    const password = readFileSync(join(dir, 'state/native-password'), 'utf8').trim()
+    const password = readFileSync(join(stack.dir, 'state/native-password'), 'utf8').trim()
     const [args, user, pass] = readFileSync(record, 'utf8').trim().split('\n')
-    const port = /AGENTGATE_NATIVE_PORT='(\d+)'/.exec(readFileSync(join(dir, 'state/stack.env'), 'utf8'))?.[1]
-    expect(args).toBe(`ARGS:attach http://127.0.0.1:${port} --dir ${join(dir, 'workspace')} --session ses_x`)
+    const port = /SALLYPORT_NATIVE_PORT='(\d+)'/.exec(
+      readFileSync(join(stack.dir, 'state/stack.env'), 'utf8'),
+    )?.[1]
+    expect(args).toBe(
+      `ARGS:attach http://127.0.0.1:${port} --dir ${join(stack.dir, 'workspace')} --session ses_x`,
+    )
     expect(args).not.toContain(password)
     expect(user).toBe('USER:opencode')
     expect(pass).toBe(`PASS:${password}`)
@@ -85,7 +80,7 @@ describe('--help on every command', () => {
     'credential list',
     'credential map',
     'config oauth',
-  ])('agentgate %s --help shows usage and examples', async (command) => {
+  ])('sallyport %s --help shows usage and examples', async (command) => {
     const run = await runCli([...command.split(' '), '--help'])
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/Examples:/)

@@ -1,29 +1,22 @@
 import { copyFileSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli, tempDir } from './cli-process.ts'
+import { describe, expect, it } from 'vitest'
+import { runCli } from './cli-process.ts'
+import { useTempStack } from './temp-stack.ts'
 
 // compose.yaml mounts config/assistant/opencode.json (writable) by name: doctor says so when the
 // runtime would use another preferences file.
 
-let dir: string
-let remove: () => void
-beforeAll(async () => {
-  const temp = tempDir()
-  remove = temp.remove
-  dir = join(temp.path, 'stack')
-  expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-})
-afterAll(() => remove())
+const stack = useTempStack()
 
 async function preferences(): Promise<{ code: number | null; check?: Record<string, string> }> {
-  const run = await runCli(['doctor', '--dir', dir, '--json'])
+  const run = await runCli(['doctor', '--dir', stack.dir, '--json'])
   const report = JSON.parse(run.stdout) as { checks: Record<string, string>[] }
   return { code: run.code, check: report.checks.find((c) => c.name === 'preferences') }
 }
 
-describe('agentgate doctor: the preferences file compose.yaml mounts (built CLI)', () => {
-  const prefs = (name: string) => join(dir, 'config/assistant', name)
+describe('sallyport doctor: the preferences file compose.yaml mounts (built CLI)', () => {
+  const prefs = (name: string) => join(stack.dir, 'config/assistant', name)
 
   it('opencode.json in force: ok', async () => {
     const { code, check } = await preferences()

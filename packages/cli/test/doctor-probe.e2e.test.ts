@@ -1,28 +1,19 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { RUNTIME_VERSION } from '../src/stack/managed-files.ts'
-import { runCli, tempDir } from './cli-process.ts'
+import { runCli } from './cli-process.ts'
+import { useTempStack } from './temp-stack.ts'
 
-let root: string
-let dir: string
-let remove: () => void
-beforeAll(async () => {
-  const temp = tempDir()
-  remove = temp.remove
-  root = temp.path
-  dir = join(root, 'stack')
-  expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-})
-afterAll(() => remove())
+const stack = useTempStack()
 
-describe('agentgate doctor: the runtime version probe (built CLI)', () => {
+describe('sallyport doctor: the runtime version probe (built CLI)', () => {
   it("runs the binary with the assistant runtime's own environment (flags, state dirs), without server credentials", async () => {
-    const fake = join(root, 'fake-opencode.sh')
-    const record = join(root, 'probe-env.txt')
+    const fake = join(stack.root, 'fake-opencode.sh')
+    const record = join(stack.root, 'probe-env.txt')
     writeFileSync(fake, `#!/bin/sh\nenv > "${record}"\necho ${RUNTIME_VERSION}\n`, { mode: 0o755 })
-    const run = await runCli(['doctor', '--dir', dir, '--json'], {
-      env: { AGENTGATE_OPENCODE_BIN: fake, OPENAI_API_KEY: 'operator-secret', OPENCODE_CONFIG: '/x' },
+    const run = await runCli(['doctor', '--dir', stack.dir, '--json'], {
+      env: { SALLYPORT_OPENCODE_BIN: fake, OPENAI_API_KEY: 'operator-secret', OPENCODE_CONFIG: '/x' },
     })
     const report = JSON.parse(run.stdout) as { checks: { name: string; status: string; detail: string }[] }
     expect(report.checks.find((c) => c.name === 'runtime')).toMatchObject({ status: 'ok' })
@@ -33,12 +24,16 @@ describe('agentgate doctor: the runtime version probe (built CLI)', () => {
         .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as const),
     )
     const timezone = (
-      JSON.parse(readFileSync(join(dir, 'agentgate.json'), 'utf8')) as {
+      JSON.parse(readFileSync(join(stack.dir, 'sallyport.json'), 'utf8')) as {
         assistant: { timezone: string }
       }
     ).assistant.timezone
-    expect(env.get('HOME')).toBe(join(dir, 'state/assistant/home'))
-    expect(env.get('OPENCODE_CONFIG_DIR')).toBe(join(dir, 'system/assistant'))
+    // Its own throw-away HOME: neither the stack's state (doctor changes nothing there) nor the
+    // operator's home.
+    expect(env.get('HOME')).toMatch(/sallyport-doctor-[^/]+\/home$/)
+    expect(env.get('HOME')?.startsWith(stack.dir)).toBe(false)
+    expect(env.get('XDG_CONFIG_HOME')).toMatch(/sallyport-doctor-[^/]+\/xdg-config$/)
+    expect(env.get('OPENCODE_CONFIG_DIR')).toBe(join(stack.dir, 'system/assistant'))
     expect(env.get('OPENCODE_DISABLE_PROJECT_CONFIG')).toBe('1')
     expect(env.get('OPENCODE_DISABLE_AUTOUPDATE')).toBe('1')
     expect(env.get('npm_config_offline')).toBe('true')
@@ -47,4 +42,26 @@ describe('agentgate doctor: the runtime version probe (built CLI)', () => {
     expect(env.has('OPENAI_API_KEY')).toBe(false)
     expect(env.has('OPENCODE_CONFIG')).toBe(false)
   })
+
+  it('changes nothing in the stack: the real binary run by doctor leaves state/ as it was, so up starts', async () => {
+    const before = listTree(join(stack.dir, 'state'))
+    const run = await runCli(['doctor', '--dir', stack.dir, '--json'])
+    const report = JSON.parse(run.stdout) as { checks: { name: string; status: string }[] }
+    expect(report.checks.find((c) => c.name === 'runtime')).toMatchObject({ status: 'ok' })
+    expect(listTree(join(stack.dir, 'state'))).toEqual(before)
+  })
 })
+
+/** Every path under `root`, with its kind, sorted. */
+function listTree(root: string): string[] {
+  const out: string[] = []
+  const walk = (path: string, rel: string): void => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const kind = entry.isSymbolicLink() ? 'link' : entry.isDirectory() ? 'dir' : 'file'
+      out.push(`${rel}${entry.name} (${kind})`)
+      if (entry.isDirectory()) walk(join(path, entry.name), `${rel}${entry.name}/`)
+    }
+  }
+  walk(root, '')
+  return out.sort()
+}

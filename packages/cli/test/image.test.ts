@@ -8,17 +8,18 @@ import { stackLayout } from '../src/stack/layout.ts'
 import { RUNTIME_VERSION } from '../src/stack/managed-files.ts'
 import { tempDir } from './cli-process.ts'
 
-// No Docker engine here: the image files are linted (dockerfile-utils, the linter of the Docker
-// language server) and checked against what `agentgate init` creates and what `up` expects.
+// The image files are linted (dockerfile-utils, the linter of the Docker language server) and
+// checked against what `sallyport init` creates and what `up` expects. The image itself is built
+// and run by image-run.e2e.test.ts where a Docker engine runs.
 
 const repo = join(import.meta.dirname, '..', '..', '..')
 const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8')
 const compose = parse(readFileSync(join(repo, 'compose.yaml'), 'utf8')) as {
-  services: { agentgate: { volumes: Volume[]; environment: Record<string, string>; ports: string[] } }
+  services: { sallyport: { volumes: Volume[]; environment: Record<string, string>; ports: string[] } }
 }
-const service = compose.services.agentgate
+const service = compose.services.sallyport
 // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal compose variable, not a template
-const STACK_VAR = '${AGENTGATE_STACK:-./stack}/'
+const STACK_VAR = '${SALLYPORT_STACK:-./stack}/'
 
 /** The final stage's instructions as [keyword, rest] pairs. */
 function finalStage(): [string, string][] {
@@ -83,22 +84,25 @@ describe('Dockerfile', () => {
     expect(validate('FROM node:20-bookworm-slim\nEXPOSE abc\nHEALTHCHECK CMD\n').length).toBeGreaterThan(0)
   })
 
-  it('runs on a Node LTS slim image as a non-root user, with tini and a /health check', () => {
+  it('runs on a Node LTS slim image as a non-root user, with tini and a health check that follows the stack file', () => {
     const stage = finalStage()
-    expect(stage[0]).toEqual(['FROM', expect.stringMatching(/^node:(20|22|24)-[a-z]+-slim$/)])
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's literal build argument
+    expect(stage[0]).toEqual(['FROM', '${BASE_IMAGE}'])
+    expect(dockerfile).toMatch(/^ARG BASE_IMAGE=node:20-bookworm-slim$/m)
     const user = stage.filter(([k]) => k === 'USER').at(-1)?.[1]
     expect(user).toBeDefined()
     expect(['root', '0']).not.toContain(user)
     const health = stage.find(([k]) => k === 'HEALTHCHECK')?.[1] ?? ''
-    expect(health).toMatch(/http:\/\/127\.0\.0\.1:8787\/health/)
-    expect(health).toMatch(/b\.ok === true/)
+    // No address baked in: `sallyport health` reads gateway.host and gateway.port of the stack.
+    expect(health).toContain('"/opt/sallyport/node_modules/sallyport/dist/bin.js", "health"')
+    expect(health).not.toMatch(/8787/)
     expect(stage.find(([k]) => k === 'ENTRYPOINT')?.[1]).toMatch(/tini.*dist\/bin\.js/)
     expect(stage.find(([k]) => k === 'CMD')?.[1]).toBe('["up"]')
     expect(stage.find(([k]) => k === 'WORKDIR')?.[1]).toBe('/work')
   })
 
   it('pins the same runtime release as the CLI', () => {
-    expect(dockerfile).toContain(`io.agentgate.runtime="opencode-ai@${RUNTIME_VERSION}"`)
+    expect(dockerfile).toContain(`io.sallyport.runtime="opencode-ai@${RUNTIME_VERSION}"`)
     expect(readFileSync(join(repo, 'pnpm-workspace.yaml'), 'utf8')).toMatch(
       new RegExp(`opencode-ai: ${RUNTIME_VERSION}`),
     )
@@ -106,7 +110,7 @@ describe('Dockerfile', () => {
 })
 
 describe('compose.yaml', () => {
-  it('mounts only paths that `agentgate init` creates, with the same kind (file or directory)', () => {
+  it('mounts only paths that `sallyport init` creates, with the same kind (file or directory)', () => {
     for (const mount of mounts) {
       expect(mount.host.startsWith(STACK_VAR)).toBe(true)
       const relative = mount.host.slice(STACK_VAR.length)
@@ -121,7 +125,7 @@ describe('compose.yaml', () => {
     const files = service.volumes.filter((v) =>
       (typeof v === 'string' ? (v.split(':/')[0] ?? '') : v.source).endsWith('.json'),
     )
-    expect(files.length).toBe(4)
+    expect(files.length).toBe(3)
     for (const volume of files) {
       expect(typeof volume).toBe('object')
       if (typeof volume === 'string') continue
@@ -135,18 +139,18 @@ describe('compose.yaml', () => {
 
   it('puts every layer where `up` inside the image looks for it (the spec layer table)', () => {
     const env = envOf(finalStage())
-    const inside = stackLayout(env.AGENTGATE_DIR ?? '', {
-      managedDir: env.AGENTGATE_MANAGED_DIR,
-      policyDir: env.AGENTGATE_POLICY_DIR,
-      workspace: env.AGENTGATE_WORKSPACE,
+    const inside = stackLayout(env.SALLYPORT_DIR ?? '', {
+      managedDir: env.SALLYPORT_MANAGED_DIR,
+      policyDir: env.SALLYPORT_POLICY_DIR,
+      workspace: env.SALLYPORT_WORKSPACE,
     })
-    expect(env.AGENTGATE_MANAGED_DIR).toBe('/etc/opencode')
+    expect(env.SALLYPORT_MANAGED_DIR).toBe('/etc/opencode')
     expect(inside.workspace).toBe('/work')
     const target = (host: string): Mount | undefined => mounts.find((m) => m.host === `${STACK_VAR}${host}`)
     const expectMount = (host: string, container: string, readOnly: boolean): void => {
       expect(target(host)).toEqual({ host: `${STACK_VAR}${host}`, container, readOnly })
     }
-    expectMount('agentgate.json', inside.configFile, true)
+    expectMount('sallyport.json', inside.configFile, true)
     expectMount('state', inside.stateDir, false)
     expectMount('system/assistant', inside.managedDir, true)
     expectMount('system/moderator', inside.moderatorDir, true)
@@ -154,9 +158,10 @@ describe('compose.yaml', () => {
     expectMount('config/assistant', inside.userConfigDir, true)
     expectMount('config/assistant/opencode.json', join(inside.userConfigDir, 'opencode.json'), false)
     expectMount('config/akm', inside.akmDir, false)
-    expectMount('knowledge/secrets/auth.json', inside.authFile, false)
-    expectMount('knowledge/tasks', inside.tasksDir, false)
-    expectMount('knowledge/disabled-tasks', inside.disabledTasksDir, false)
+    // knowledge/ whole (auth.json, tasks, disabled tasks inside), writable by the container user.
+    expectMount('knowledge', inside.knowledgeDir, false)
+    for (const inner of [inside.authFile, inside.tasksDir, inside.disabledTasksDir])
+      expect(inner.startsWith(`${inside.knowledgeDir}/`)).toBe(true)
     expectMount('workspace', inside.workspace, false)
     // The nested writable preferences file is mounted after (over) its read-only directory.
     const dirAt = mounts.findIndex((m) => m.container === inside.userConfigDir)

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { PLUGIN_WRAPPER_FILE, pluginWrapperSource } from '@agentgate/runtime-guard'
+import { PLUGIN_WRAPPER_FILE, pluginWrapperSource } from '@sallyport/runtime-guard'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, tempDir } from './cli-process.ts'
 
@@ -31,9 +31,13 @@ function snapshot(root: string): Snapshot {
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8)
 
 let cleanup: (() => void) | undefined
-afterEach(() => cleanup?.())
+const cleanups: Array<() => void> = []
+afterEach(() => {
+  cleanup?.()
+  for (const c of cleanups.splice(0)) c()
+})
 
-describe('agentgate init (built CLI)', () => {
+describe('sallyport init (built CLI)', () => {
   it('creates the stack layout with exact modes, and a second run changes nothing', async () => {
     const temp = tempDir()
     cleanup = temp.remove
@@ -117,11 +121,11 @@ describe('agentgate init (built CLI)', () => {
     expect(readFileSync(wrapper, 'utf8')).toBe(pluginWrapperSource())
     expect(mode(wrapper)).toBe('444')
     expect(managed.agent.scheduled.permission['*']).toBe('deny')
-    const instructions = readFileSync(join(dir, 'system/assistant/instructions/agentgate.md'), 'utf8')
+    const instructions = readFileSync(join(dir, 'system/assistant/instructions/sallyport.md'), 'utf8')
     expect(instructions).toMatch(/untrusted/)
     expect(instructions).toMatch(/Never disclose secrets/)
 
-    const config = JSON.parse(readFileSync(join(dir, 'agentgate.json'), 'utf8'))
+    const config = JSON.parse(readFileSync(join(dir, 'sallyport.json'), 'utf8'))
     expect(config).toMatchObject({
       gateway: { host: '127.0.0.1', port: 8787 },
       native: { host: '127.0.0.1', port: 'auto' },
@@ -173,18 +177,48 @@ describe('agentgate init (built CLI)', () => {
     expect(readdirSync(join(dir, 'config/assistant'))).not.toContain('opencode.json')
   })
 
-  it('rejects an invalid agentgate.json with one clear line and exit code 3', async () => {
+  it('rejects an invalid sallyport.json with one clear line and exit code 3', async () => {
     const temp = tempDir()
     cleanup = temp.remove
     const dir = join(temp.path, 'stack')
     expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-    const file = join(dir, 'agentgate.json')
+    const file = join(dir, 'sallyport.json')
     const config = JSON.parse(readFileSync(file, 'utf8'))
     config.gateway.port = 70000
     writeFileSync(file, JSON.stringify(config))
     const run = await runCli(['init', '--dir', dir])
     expect(run.code).toBe(3)
     expect(run.stderr.trim().split('\n')).toHaveLength(1)
-    expect(run.stderr).toMatch(/^agentgate: agentgate\.json: gateway\.port: /)
+    expect(run.stderr).toMatch(/^sallyport: sallyport\.json: gateway\.port: /)
+  })
+})
+
+describe('sallyport init --container and sallyport health (built CLI)', () => {
+  it('--container binds the gateway of a new stack to 0.0.0.0; a plain init keeps loopback', async () => {
+    const temp = tempDir()
+    cleanups.push(temp.remove)
+    const host = (dir: string): string =>
+      (JSON.parse(readFileSync(join(dir, 'sallyport.json'), 'utf8')) as { gateway: { host: string } }).gateway
+        .host
+    const image = join(temp.path, 'image')
+    expect((await runCli(['init', '--dir', image, '--container'])).code).toBe(0)
+    expect(host(image)).toBe('0.0.0.0')
+    const local = join(temp.path, 'local')
+    expect((await runCli(['init', '--dir', local])).code).toBe(0)
+    expect(host(local)).toBe('127.0.0.1')
+  })
+
+  it('health exits 9 with one line when the gateway of the stack does not answer, 3 without a stack', async () => {
+    const temp = tempDir()
+    cleanups.push(temp.remove)
+    const dir = join(temp.path, 'stack')
+    expect((await runCli(['health', '--dir', dir])).code).toBe(3)
+    expect((await runCli(['init', '--dir', dir])).code).toBe(0)
+    const config = JSON.parse(readFileSync(join(dir, 'sallyport.json'), 'utf8'))
+    config.gateway.port = 1 // nothing listens there
+    writeFileSync(join(dir, 'sallyport.json'), JSON.stringify(config))
+    const down = await runCli(['health', '--dir', dir, '--timeout-ms', '1000'])
+    expect(down.code).toBe(9)
+    expect(down.stderr).toBe(`sallyport: the gateway at http://127.0.0.1:1/health is not healthy\n`)
   })
 })

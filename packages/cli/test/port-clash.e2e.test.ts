@@ -1,30 +1,23 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { freePort } from '@agentgate/testkit'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli, tempDir } from './cli-process.ts'
+import { freePort } from '@sallyport/testkit'
+import { describe, expect, it } from 'vitest'
+import { runCli } from './cli-process.ts'
 import { editConfig, logLines } from './stack-fixture.ts'
+import { useTempStack } from './temp-stack.ts'
 
 // Equal ports pass each per-port "is it free" check and would only fail once a process binds
 // (exit 8): `up` refuses them up front as a configuration problem (exit 3).
 
-let dir: string
-let remove: () => void
-beforeAll(async () => {
-  const temp = tempDir()
-  remove = temp.remove
-  dir = join(temp.path, 'stack')
-  expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-})
-afterAll(() => remove())
+const stack = useTempStack()
 
 // Without the check the stack would start: a short deadline keeps a regression quick.
-const up = () => runCli(['up', '--dir', dir, '--start-timeout-ms', '3000', '--stop-grace-ms', '500'])
+const up = () => runCli(['up', '--dir', stack.dir, '--start-timeout-ms', '3000', '--stop-grace-ms', '500'])
 
-describe('agentgate up: duplicate ports (built CLI)', () => {
+describe('sallyport up: duplicate ports (built CLI)', () => {
   it('gateway.port equal to moderator.port: exit 3, one line, nothing started', async () => {
     const port = await freePort()
-    editConfig(dir, (c) => {
+    editConfig(stack.dir, (c) => {
       c.gateway.port = port
       c.moderator.port = port
       c.native.port = 'auto'
@@ -32,27 +25,27 @@ describe('agentgate up: duplicate ports (built CLI)', () => {
     const run = await up()
     expect(run.code).toBe(3)
     expect(run.stderr).toBe(
-      `agentgate: agentgate.json: moderator.port: ${port} is also gateway.port: the gateway, the native server and the moderator each need their own port\n`,
+      `sallyport: sallyport.json: moderator.port: ${port} is also gateway.port: the gateway, the native server and the moderator each need their own port\n`,
     )
     expect(logLines(run.stdout).filter((l) => l.event === 'child_started')).toEqual([])
   })
 
   it('native.port "auto" resolving to gateway.port: exit 3 naming the recorded port', async () => {
     const [port, moderatorPort] = [await freePort(), await freePort()]
-    editConfig(dir, (c) => {
+    editConfig(stack.dir, (c) => {
       c.gateway.port = port
       c.moderator.port = moderatorPort
       c.native.port = 'auto'
     })
-    const envFile = join(dir, 'state/stack.env')
+    const envFile = join(stack.dir, 'state/stack.env')
     writeFileSync(
       envFile,
-      readFileSync(envFile, 'utf8').replace(/AGENTGATE_NATIVE_PORT='\d+'/, `AGENTGATE_NATIVE_PORT='${port}'`),
+      readFileSync(envFile, 'utf8').replace(/SALLYPORT_NATIVE_PORT='\d+'/, `SALLYPORT_NATIVE_PORT='${port}'`),
     )
     const run = await up()
     expect(run.code).toBe(3)
     expect(run.stderr).toBe(
-      `agentgate: native.port ("auto": recorded in state/stack.env): ${port} is also gateway.port: the gateway, the native server and the moderator each need their own port\n`,
+      `sallyport: native.port ("auto": recorded in state/stack.env): ${port} is also gateway.port: the gateway, the native server and the moderator each need their own port\n`,
     )
     expect(logLines(run.stdout).filter((l) => l.event === 'child_started')).toEqual([])
   })

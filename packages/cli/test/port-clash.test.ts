@@ -7,7 +7,7 @@ function withPorts(edit: (c: ReturnType<typeof defaultStackConfig>) => void): un
   return config
 }
 
-describe('agentgate.json: every process its own port', () => {
+describe('sallyport.json: every process its own port', () => {
   it('rejects gateway.port equal to moderator.port, naming both settings', () => {
     const result = validateStackConfig(withPorts((c) => (c.moderator.port = c.gateway.port)))
     expect(result).toEqual({
@@ -37,17 +37,12 @@ describe('agentgate.json: every process its own port', () => {
     expect('errors' in result).toBe(true)
   })
 
-  it('accepts equal ports on distinct addresses, a disabled moderator, and "auto"', () => {
+  it('accepts equal ports on distinct addresses, and "auto"', () => {
     const distinct = withPorts((c) => {
       c.gateway.host = '10.0.0.5'
       c.native.port = 8787
     })
     expect('value' in validateStackConfig(distinct)).toBe(true)
-    const disabled = withPorts((c) => {
-      c.moderator.enabled = false
-      c.moderator.port = 8787
-    })
-    expect('value' in validateStackConfig(disabled)).toBe(true)
     expect('value' in validateStackConfig(withPorts(() => {}))).toBe(true)
   })
 })

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } f
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bundledPluginPath, pluginWrapperSource } from '@agentgate/runtime-guard'
+import { bundledPluginPath, pluginWrapperSource } from '@sallyport/runtime-guard'
 import { afterEach, describe, expect, it } from 'vitest'
 import { initStack } from '../src/commands/init.ts'
 import { stackLayout } from '../src/stack/layout.ts'
@@ -22,7 +22,7 @@ afterEach(() => {
 })
 
 async function stack() {
-  const dir = await mkdtemp(join(tmpdir(), 'agentgate-guard-plugin-'))
+  const dir = await mkdtemp(join(tmpdir(), 'sallyport-guard-plugin-'))
   dirs.push(dir)
   await initStack({ dir, env: {} })
   return stackLayout(dir)

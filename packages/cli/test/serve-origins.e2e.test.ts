@@ -1,20 +1,16 @@
-import { join } from 'node:path'
-import { freePort, waitFor } from '@agentgate/testkit'
+import { freePort, waitFor } from '@sallyport/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli, startCli, tempDir } from './cli-process.ts'
+import { startCli } from './cli-process.ts'
 import { editConfig, logLines } from './stack-fixture.ts'
+import { useTempStack } from './temp-stack.ts'
 
 // compose.yaml always defines GATEWAY_ALLOWED_ORIGINS (empty by default): an empty value must
-// leave gateway.allowedOrigins of agentgate.json in force.
+// leave gateway.allowedOrigins of sallyport.json in force.
 
-let dir: string
+const stack = useTempStack()
 const stops: Array<() => void> = []
-beforeAll(async () => {
-  const temp = tempDir()
-  stops.push(temp.remove)
-  dir = join(temp.path, 'stack')
-  expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-  editConfig(dir, (c) => {
+beforeAll(() => {
+  editConfig(stack.dir, (c) => {
     c.gateway.allowedOrigins = ['https://app.example.com']
   })
 })
@@ -25,7 +21,7 @@ afterAll(() => {
 async function preflightStatus(envValue: string): Promise<number> {
   const port = await freePort()
   const cli = startCli(
-    ['serve', '--dir', dir, '--port', String(port), '--native-url', 'http://127.0.0.1:9'],
+    ['serve', '--dir', stack.dir, '--port', String(port), '--native-url', 'http://127.0.0.1:9'],
     { GATEWAY_ALLOWED_ORIGINS: envValue },
   )
   stops.push(() => {
@@ -54,7 +50,7 @@ async function preflightStatus(envValue: string): Promise<number> {
   }
 }
 
-describe('agentgate serve: allowed origins (built CLI)', () => {
+describe('sallyport serve: allowed origins (built CLI)', () => {
   it('an empty or blank GATEWAY_ALLOWED_ORIGINS keeps gateway.allowedOrigins', async () => {
     expect(await preflightStatus('')).not.toBe(403)
     expect(await preflightStatus('  ')).not.toBe(403)

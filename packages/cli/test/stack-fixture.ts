@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FAKE_MODEL_ID, FAKE_PROVIDER_ID } from '@agentgate/testkit'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { FAKE_MODEL_ID, FAKE_MODERATION_MODEL_ID, FAKE_PROVIDER_ID } from '@sallyport/testkit'
 
 /** Points the stack's user preferences at the scripted model (what an operator does for a real provider). */
 export function useScriptedModel(dir: string, baseURL: string): void {
@@ -19,6 +19,8 @@ export function useScriptedModel(dir: string, baseURL: string): void {
         options: { baseURL, apiKey: 'fake-key' },
         models: {
           [FAKE_MODEL_ID]: { name: 'Fake One', tool_call: true, limit: { context: 100_000, output: 4096 } },
+          // The moderator's model (`moderator.model`): the scripted server answers it with verdicts.
+          [FAKE_MODERATION_MODEL_ID]: { name: 'Fake moderator', limit: { context: 100_000, output: 256 } },
         },
       },
     },
@@ -27,8 +29,8 @@ export function useScriptedModel(dir: string, baseURL: string): void {
   writeFileSync(file, `${JSON.stringify(prefs, null, 2)}\n`)
 }
 
-/** Sets ports (and anything else) in agentgate.json. */
-/** The sections of agentgate.json a test edits. */
+/** Sets ports (and anything else) in sallyport.json. */
+/** The sections of sallyport.json a test edits. */
 export interface EditableConfig {
   gateway: Record<string, unknown>
   native: Record<string, unknown>
@@ -37,7 +39,7 @@ export interface EditableConfig {
 }
 
 export function editConfig(dir: string, edit: (config: EditableConfig) => void): void {
-  const file = join(dir, 'agentgate.json')
+  const file = join(dir, 'sallyport.json')
   const config = JSON.parse(readFileSync(file, 'utf8'))
   edit(config)
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`)
@@ -65,7 +67,7 @@ export function logLines(stdout: string): LogLine[] {
 /** A v2 MCP client with a bearer key. */
 export async function mcpClient(url: string, key: string): Promise<Client> {
   const client = new Client(
-    { name: 'agentgate-cli-e2e', version: '1.0.0' },
+    { name: 'sallyport-cli-e2e', version: '1.0.0' },
     { versionNegotiation: { mode: 'auto' } },
   )
   await client.connect(

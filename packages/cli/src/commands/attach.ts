@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { CliError } from '../errors.ts'
 import type { Io } from '../io.ts'
-import { resolveOpencodeBinary } from '../runtime/resolve-binary.ts'
+import { resolveBinary } from '../runtime/runtime-errors.ts'
 import { overridesFromEnv } from '../stack/layout.ts'
 import { requireStack } from '../stack/require-stack.ts'
 import { readPasswordFile } from '../stack/secrets.ts'
@@ -17,7 +17,7 @@ export interface AttachOptions {
 }
 
 /**
- * `agentgate attach`: the runtime's own terminal client, attached to the native server (a trusted
+ * `sallyport attach`: the runtime's own terminal client, attached to the native server (a trusted
  * session: it bypasses the gateway). The username and password travel in the client's
  * environment (`OPENCODE_SERVER_USERNAME`/`OPENCODE_SERVER_PASSWORD`), never in its arguments.
  * Resolves with the client's exit code.
@@ -25,14 +25,14 @@ export interface AttachOptions {
 export async function attach(options: AttachOptions, io: Io): Promise<number> {
   const layout = await requireStack(options.dir, overridesFromEnv(io.env))
   const config = await loadStackConfig(layout.configFile)
-  const url = options.url ?? (await readStackEnv(layout)).get('AGENTGATE_NATIVE_URL')
+  const url = options.url ?? (await readStackEnv(layout)).get('SALLYPORT_NATIVE_URL')
   if (!url)
     throw new CliError(
       'ERR_CLI_USAGE',
-      'no native server URL recorded: run `agentgate up` first or pass --url',
+      'no native server URL recorded: run `sallyport up` first or pass --url',
     )
   const password = await readPasswordFile(layout.nativePassword, 'state/native-password')
-  const binary = resolveOpencodeBinary(io.env)
+  const binary = resolveBinary(io.env)
   const args = ['attach', url, '--dir', layout.workspace]
   if (options.session) args.push('--session', options.session)
   if (options.continue) args.push('--continue')

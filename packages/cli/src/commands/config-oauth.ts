@@ -25,8 +25,8 @@ export function splitList(value: string | readonly string[] | undefined): string
 }
 
 /**
- * `agentgate config oauth`: enables OAuth bearer tokens by writing the `oauth` section of
- * `agentgate.json` (HTTPS URLs only; algorithms default to RS256). Other settings are kept. The
+ * `sallyport config oauth`: enables OAuth bearer tokens by writing the `oauth` section of
+ * `sallyport.json` (HTTPS URLs only; algorithms default to RS256). Other settings are kept. The
  * gateway reads it at start: restart `up`/`serve` to apply.
  */
 export async function configOAuth(options: ConfigOAuthOptions, io: Io): Promise<void> {
@@ -51,11 +51,11 @@ export async function configOAuth(options: ConfigOAuthOptions, io: Io): Promise<
   try {
     raw = JSON.parse(await readFile(layout.configFile, 'utf8')) as Record<string, unknown>
   } catch {
-    throw new CliError('ERR_CLI_CONFIG_INVALID', 'agentgate.json is missing or not valid JSON')
+    throw new CliError('ERR_CLI_CONFIG_INVALID', 'sallyport.json is missing or not valid JSON')
   }
   const next = { ...raw, oauth }
   const result = validateStackConfig(next)
-  if ('errors' in result) throw new CliError('ERR_CLI_CONFIG_INVALID', `agentgate.json: ${result.errors[0]}`)
+  if ('errors' in result) throw new CliError('ERR_CLI_CONFIG_INVALID', `sallyport.json: ${result.errors[0]}`)
   await replaceFile(layout.configFile, jsonText(next))
   if (options.json) io.out(`${JSON.stringify({ oauth })}\n`)
   else {
@@ -63,7 +63,7 @@ export async function configOAuth(options: ConfigOAuthOptions, io: Io): Promise<
       `OAuth enabled for ${oauth.resource} (issuer ${oauth.issuer}, algorithms ${oauth.algorithms.join(', ')}).\n`,
     )
     io.err(
-      'Map subjects with `agentgate credential map oauth <issuer> <subject> <username>`; restart the gateway to apply.\n',
+      'Map subjects with `sallyport credential map oauth <issuer> <subject> <username>`; restart the gateway to apply.\n',
     )
   }
 }
@@ -86,6 +86,6 @@ async function replaceFile(path: string, text: string): Promise<void> {
     await rename(temp, path)
   } catch (error) {
     await unlink(temp).catch(() => {})
-    throw new CliError('ERR_CLI_IO', `cannot write agentgate.json (${(error as NodeJS.ErrnoException).code})`)
+    throw new CliError('ERR_CLI_IO', `cannot write sallyport.json (${(error as NodeJS.ErrnoException).code})`)
   }
 }

@@ -5,7 +5,7 @@ import {
   type IssuedCredential,
   isPolicy,
   type Policy,
-} from '@agentgate/credentials'
+} from '@sallyport/credentials'
 import { CliError } from '../errors.ts'
 import type { Io } from '../io.ts'
 import { requireStack } from '../stack/require-stack.ts'
@@ -42,7 +42,7 @@ function printIssued(io: Io, issued: IssuedCredential, json: boolean | undefined
   }
 }
 
-/** `agentgate credential add <username> <policy>`: creates a credential and prints its key once. */
+/** `sallyport credential add <username> <policy>`: creates a credential and prints its key once. */
 export async function credentialAdd(
   options: CredentialCommandOptions & { username: string; policy: string },
   io: Io,
@@ -51,7 +51,7 @@ export async function credentialAdd(
   printIssued(io, issued, options.json, 'Added')
 }
 
-/** `agentgate credential set-policy <username> <policy>`: identity, key and sessions stay. */
+/** `sallyport credential set-policy <username> <policy>`: identity, key and sessions stay. */
 export async function credentialSetPolicy(
   options: CredentialCommandOptions & { username: string; policy: string },
   io: Io,
@@ -61,7 +61,7 @@ export async function credentialSetPolicy(
   else io.out(`${info.username}: policy ${info.policy}\n`)
 }
 
-/** `agentgate credential rotate <username>`: a new key, same identity and sessions; prints it once. */
+/** `sallyport credential rotate <username>`: a new key, same identity and sessions; prints it once. */
 export async function credentialRotate(
   options: CredentialCommandOptions & { username: string },
   io: Io,
@@ -70,7 +70,7 @@ export async function credentialRotate(
   printIssued(io, issued, options.json, 'Rotated')
 }
 
-/** `agentgate credential remove <username>`: deletes it and its OAuth mappings; its sessions stay unreachable. */
+/** `sallyport credential remove <username>`: deletes it and its OAuth mappings; its sessions stay unreachable. */
 export async function credentialRemove(
   options: CredentialCommandOptions & { username: string },
   io: Io,
@@ -80,7 +80,7 @@ export async function credentialRemove(
   else io.out(`removed ${info.username}\n`)
 }
 
-/** `agentgate credential list`: every credential without its key. */
+/** `sallyport credential list`: every credential without its key. */
 export async function credentialList(options: CredentialCommandOptions, io: Io): Promise<void> {
   const store = await storeFor(options.dir)
   const [credentials, mappings] = await Promise.all([store.list(), store.listOAuthMappings()])
@@ -102,7 +102,7 @@ export async function credentialList(options: CredentialCommandOptions, io: Io):
   for (const m of mappings) io.out(`oauth ${m.issuer} ${m.subject} -> ${m.username}\n`)
 }
 
-/** `agentgate credential map oauth <issuer> <subject> <username>`. */
+/** `sallyport credential map oauth <issuer> <subject> <username>`. */
 export async function credentialMapOAuth(
   options: CredentialCommandOptions & { issuer: string; subject: string; username: string },
   io: Io,

@@ -1,7 +1,7 @@
 import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ensureHandleSecret, INITIAL_CREDENTIALS, seedStack } from '@agentgate/credentials'
-import { pluginWrapperSource } from '@agentgate/runtime-guard'
+import { ensureHandleSecret, INITIAL_CREDENTIALS, seedStack } from '@sallyport/credentials'
+import { pluginWrapperSource } from '@sallyport/runtime-guard'
 import { createDirExclusive, createFileExclusive, exists } from '../stack/create-exclusive.ts'
 import { relativeToStack, type StackLayout, stackLayout } from '../stack/layout.ts'
 import {
@@ -47,6 +47,8 @@ export interface InitResult {
 export interface InitOptions {
   readonly dir: string
   readonly env?: NodeJS.ProcessEnv
+  /** A stack for the container image: a new sallyport.json binds the gateway to 0.0.0.0. */
+  readonly container?: boolean
 }
 
 /** Directory modes: private state 0700, read-only managed directories 0555. */
@@ -55,7 +57,7 @@ const READ_ONLY_DIR = 0o555
 const READ_ONLY_FILE = 0o444
 
 /**
- * `agentgate init`: creates the stack layout. Idempotent: anything present is kept as it is (a
+ * `sallyport init`: creates the stack layout. Idempotent: anything present is kept as it is (a
  * secret, a key, a password or an edited file is never overwritten), and a second run creates
  * nothing. Throws `CliError` / `CredentialError`.
  */
@@ -71,7 +73,11 @@ export async function initStack(options: InitOptions): Promise<InitResult> {
 
   await ensureRoot(layout, entries)
   const timezone = detectTimeZone(options.env ?? process.env)
-  await file(layout.configFile, jsonText(defaultStackConfig(timezone)), 0o644)
+  await file(
+    layout.configFile,
+    jsonText(defaultStackConfig(timezone, { container: options.container === true })),
+    0o644,
+  )
   const config = await loadStackConfig(layout.configFile)
 
   // state/: secrets and the runtimes' private HOME/XDG directories.
@@ -216,6 +222,6 @@ export function formatInitResult(result: InitResult): string {
   }
   lines.push(`User preferences: ${result.preferencesFile}`)
   lines.push(`Owner key (policy full): ${result.ownerKeyFile}`)
-  lines.push(`Next: agentgate up --dir ${result.dir}`)
+  lines.push(`Next: sallyport up --dir ${result.dir}`)
   return `${lines.join('\n')}\n`
 }

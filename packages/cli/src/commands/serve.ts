@@ -2,19 +2,19 @@ import { CliError } from '../errors.ts'
 import { startGateway } from '../gateway/start-gateway.ts'
 import type { Io } from '../io.ts'
 import { createCliLogger, type Logger } from '../logger.ts'
-import { allowedOrigins } from '../stack/allowed-origins.ts'
 import { overridesFromEnv } from '../stack/layout.ts'
 import { requireStack } from '../stack/require-stack.ts'
 import { readPasswordFile } from '../stack/secrets.ts'
+import { assertSecretsOutsideWorkspace } from '../stack/secrets-outside-workspace.ts'
 import { loadStackConfig } from '../stack/stack-config.ts'
-import { hostForUrl, readStackEnv } from '../stack/stack-env.ts'
-import { assertSecretsOutsideWorkspace } from '../stack/workspace-guard.ts'
+import { readStackEnv } from '../stack/stack-env.ts'
+import { resolveStackPlan } from '../stack/stack-plan.ts'
 
 export interface ServeOptions {
   readonly dir: string
   readonly host?: string | undefined
   readonly port?: number | undefined
-  /** The native server (default: `AGENTGATE_NATIVE_URL` of `state/stack.env`). */
+  /** The native server (default: `SALLYPORT_NATIVE_URL` of `state/stack.env`). */
   readonly nativeUrl?: string | undefined
   readonly nativeUsername?: string | undefined
   /** Default `state/native-password`. */
@@ -25,7 +25,8 @@ export interface ServeOptions {
 }
 
 /**
- * `agentgate serve`: the gateway alone, in front of an already running native server. Flags
+ * `sallyport serve`: the gateway alone, in front of an already running native server (and the
+ * stack's moderator runtime, for what the local screen escalates). Flags
  * override the stack configuration; a non-empty `GATEWAY_ALLOWED_ORIGINS` overrides
  * `gateway.allowedOrigins`.
  * Runs until SIGINT/SIGTERM.
@@ -39,29 +40,46 @@ export async function serve(options: ServeOptions, io: Io): Promise<void> {
   })
   await assertSecretsOutsideWorkspace(layout)
   const config = await loadStackConfig(layout.configFile)
-  const recorded = await readStackEnv(layout)
-  const nativeUrl =
-    options.nativeUrl ??
-    recorded.get('AGENTGATE_NATIVE_URL') ??
-    (config.native.port === 'auto'
-      ? undefined
-      : `http://${hostForUrl(config.native.host)}:${config.native.port}`)
+  const plan = resolveStackPlan({
+    layout,
+    config,
+    env: io.env,
+    recorded: await readStackEnv(layout),
+    flags: {
+      host: options.host,
+      port: options.port,
+      nativeUrl: options.nativeUrl,
+      nativeUsername: options.nativeUsername,
+      nativePasswordFile: options.nativePasswordFile,
+    },
+  })
+  const { nativeUrl, nativePasswordFile } = plan.gateway
   if (!nativeUrl)
-    throw new CliError('ERR_CLI_USAGE', 'no native server URL: pass --native-url or run `agentgate up` once')
-  const password = await readPasswordFile(
-    options.nativePasswordFile ?? layout.nativePassword,
-    options.nativePasswordFile ? '--native-password-file' : 'state/native-password',
-  )
+    throw new CliError('ERR_CLI_USAGE', 'no native server URL: pass --native-url or run `sallyport up` once')
+  const password = await readPasswordFile(nativePasswordFile.path, nativePasswordFile.shownAs)
   const gateway = await startGateway({
     stateDir: layout.stateDir,
     workspace: layout.workspace,
-    host: options.host ?? io.env.AGENTGATE_GATEWAY_HOST ?? config.gateway.host,
-    port: options.port ?? config.gateway.port,
+    host: plan.gateway.bindHost,
+    port: plan.gateway.port,
     nativeUrl,
-    nativeUsername: options.nativeUsername ?? config.native.username,
+    nativeUsername: plan.gateway.nativeUsername,
     nativePassword: password,
-    allowedOrigins: allowedOrigins(io.env.GATEWAY_ALLOWED_ORIGINS, config.gateway.allowedOrigins),
+    allowedOrigins: plan.gateway.allowedOrigins,
     oauth: config.oauth,
+    limits: config.gateway.limits,
+    // The stack's moderator runtime (started by `up`). Unreachable, it blocks every input the
+    // local screen escalates; it never lets one through unscreened.
+    moderator: {
+      url: plan.moderator.url,
+      username: plan.moderator.username,
+      password: await readPasswordFile(plan.moderator.passwordFile.path, plan.moderator.passwordFile.shownAs),
+      directory: layout.moderatorState.cwd,
+      ...(config.moderator.model !== undefined && { model: config.moderator.model }),
+      deadlineMs: config.moderator.deadlineMs,
+      concurrency: config.moderator.concurrency,
+      queueLimit: config.moderator.queueLimit,
+    },
     logger,
   })
   logger.info(

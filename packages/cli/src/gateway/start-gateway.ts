@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import { CliError } from '../errors.ts'
-import type { OAuthConfig } from '../stack/stack-config.ts'
+import type { GatewayLimitsConfig, OAuthConfig } from '../stack/stack-config.ts'
 
 export interface StartGatewayOptions {
   /** The stack's `state/` (credentials, handle secret). */
@@ -13,7 +13,23 @@ export interface StartGatewayOptions {
   readonly nativePassword: string
   readonly allowedOrigins: readonly string[]
   readonly oauth?: OAuthConfig | undefined
+  /** `gateway.limits` of sallyport.json. */
+  readonly limits?: GatewayLimitsConfig | undefined
+  /** The moderator runtime (without it, every input the local screen escalates is blocked). */
+  readonly moderator?: StartGatewayModerator | undefined
   readonly logger: Logger
+}
+
+/** How the gateway reaches the moderator runtime, and `moderator.*` of sallyport.json. */
+export interface StartGatewayModerator {
+  readonly url: string
+  readonly username: string
+  readonly password: string
+  readonly directory: string
+  readonly model?: string
+  readonly deadlineMs?: number
+  readonly concurrency?: number
+  readonly queueLimit?: number
 }
 
 /** A gateway serving in this process. */
@@ -30,9 +46,9 @@ export interface RunningGateway {
  */
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
   const [{ createKeyResolver, readHandleSecret }, gatewayServer, upstream] = await Promise.all([
-    import('@agentgate/credentials'),
-    import('@agentgate/gateway-server'),
-    import('@agentgate/upstream-client'),
+    import('@sallyport/credentials'),
+    import('@sallyport/gateway-server'),
+    import('@sallyport/upstream-client'),
   ])
   const keys = createKeyResolver({
     stateDir: options.stateDir,
@@ -55,6 +71,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       workspaceRoot: options.workspace,
       allowedOrigins: [...options.allowedOrigins],
       ...(options.oauth ? { oauth: options.oauth } : {}),
+      ...(options.limits ? { limits: { ...options.limits } } : {}),
+      ...(options.moderator ? { moderator: { ...options.moderator } } : {}),
       logger: options.logger.child({ component: 'gateway' }),
     })
   } catch (error) {

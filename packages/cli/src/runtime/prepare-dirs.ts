@@ -1,4 +1,4 @@
-import { lstat, mkdir, readlink, rename, symlink, unlink } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readlink, rename, rmdir, symlink, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { CliError } from '../errors.ts'
 import type { RuntimeStateDirs } from '../stack/layout.ts'
@@ -42,6 +42,12 @@ async function ensureLink(path: string, target: string): Promise<void> {
     info = await lstat(path)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  if (info?.isDirectory() && (await readdir(path)).length === 0) {
+    // An empty directory holds nothing to lose: the runtime binary creates one there when it is
+    // started without the link (an older `doctor` did). Replaced by the link.
+    await rmdir(path)
+    info = undefined
   }
   if (info && !info.isSymbolicLink()) {
     throw new CliError(

@@ -1,18 +1,15 @@
 import { join, resolve } from 'node:path'
+import type { RuntimeDirs } from '@sallyport/runtime-process'
 
 /** The name of the one stack configuration file the operator edits, at the stack root. */
-export const STACK_CONFIG_FILE = 'agentgate.json'
+export const STACK_CONFIG_FILE = 'sallyport.json'
 
-/** Per-runtime private directories inside `state/` (HOME and XDG dirs of one runtime process). */
-export interface RuntimeStateDirs {
+/**
+ * Per-runtime private directories inside `state/` (HOME and XDG dirs of one runtime process);
+ * `xdgConfig/opencode` is a link to the runtime's user config directory.
+ */
+export interface RuntimeStateDirs extends RuntimeDirs {
   readonly root: string
-  readonly home: string
-  /** XDG_CONFIG_HOME; `opencode` inside it is a link to the runtime's user config directory. */
-  readonly xdgConfig: string
-  readonly xdgData: string
-  readonly xdgState: string
-  readonly xdgCache: string
-  readonly tmp: string
   /** The runtime's working directory (its project directory). */
   readonly cwd?: string
 }
@@ -23,7 +20,7 @@ export interface RuntimeStateDirs {
  */
 export interface StackLayout {
   readonly root: string
-  /** `agentgate.json`: the operator's intent. */
+  /** `sallyport.json`: the operator's intent. */
   readonly configFile: string
   readonly stateDir: string
   readonly handleSecret: string
@@ -59,7 +56,8 @@ export interface StackLayout {
   readonly workspace: string
 }
 
-function runtimeDirs(root: string): RuntimeStateDirs {
+/** The HOME, XDG and temporary directories of one runtime, under `root`. */
+export function runtimeDirs(root: string): RuntimeStateDirs {
   return {
     root,
     home: join(root, 'home'),
@@ -73,11 +71,11 @@ function runtimeDirs(root: string): RuntimeStateDirs {
 
 /** Directory overrides for a container, where parts of the stack are mounted elsewhere. */
 export interface LayoutOverrides {
-  /** `AGENTGATE_MANAGED_DIR` (the image mounts `system/assistant` at `/etc/opencode`). */
+  /** `SALLYPORT_MANAGED_DIR` (the image mounts `system/assistant` at `/etc/opencode`). */
   readonly managedDir?: string | undefined
-  /** `AGENTGATE_POLICY_DIR` (the image mounts the operator policy file into its own directory). */
+  /** `SALLYPORT_POLICY_DIR` (the image mounts the operator policy file into its own directory). */
   readonly policyDir?: string | undefined
-  /** `AGENTGATE_WORKSPACE` (the image mounts the workspace at `/work`). */
+  /** `SALLYPORT_WORKSPACE` (the image mounts the workspace at `/work`). */
   readonly workspace?: string | undefined
 }
 
@@ -85,9 +83,9 @@ export interface LayoutOverrides {
 export function overridesFromEnv(env: NodeJS.ProcessEnv): LayoutOverrides {
   const pick = (name: string): string | undefined => (env[name] ? env[name] : undefined)
   return {
-    managedDir: pick('AGENTGATE_MANAGED_DIR'),
-    policyDir: pick('AGENTGATE_POLICY_DIR'),
-    workspace: pick('AGENTGATE_WORKSPACE'),
+    managedDir: pick('SALLYPORT_MANAGED_DIR'),
+    policyDir: pick('SALLYPORT_POLICY_DIR'),
+    workspace: pick('SALLYPORT_WORKSPACE'),
   }
 }
 

@@ -1,3 +1,4 @@
+import { moderatorRuntimeConfig } from '@sallyport/policy'
 /**
  * What `init` writes into the managed and config directories. Release-owned text lives here, in
  * one place, so `doctor` and the image tests can compare against it.
@@ -6,19 +7,19 @@
 /** The opencode release the stack pins (same as the `opencode-ai` dependency). */
 export const RUNTIME_VERSION = '1.18.33'
 
-import { runtimeAgentProfiles } from '@agentgate/runtime-guard'
+import { runtimeAgentProfiles } from '@sallyport/runtime-guard'
 
 const SCHEMA = 'https://opencode.ai/config.json'
 
 /**
  * The agent profiles the managed directory defines: the gateway's three and the scheduler's, as
- * `@agentgate/runtime-guard` derives them (one definition, shared with the end-to-end tests): the
+ * `@sallyport/runtime-guard` derives them (one definition, shared with the end-to-end tests): the
  * policy's rules with the workspace guard's secret-file patterns for reading.
  */
 export const AGENT_PROFILES = runtimeAgentProfiles()
 
 /** Path of the global instructions inside the managed directory. */
-export const INSTRUCTIONS_FILE = 'instructions/agentgate.md'
+export const INSTRUCTIONS_FILE = 'instructions/sallyport.md'
 
 export const GLOBAL_INSTRUCTIONS = `# Instructions for every session of this assistant
 
@@ -45,21 +46,9 @@ export function managedConfig(): Record<string, unknown> {
   }
 }
 
-/** `system/moderator/opencode.json`: every tool denied, for the default agent and the moderator agent. */
+/** `system/moderator/opencode.json`: every tool denied (`@sallyport/policy`'s one definition). */
 export function moderatorConfig(): Record<string, unknown> {
-  return {
-    $schema: SCHEMA,
-    autoupdate: false,
-    share: 'disabled',
-    permission: { '*': 'deny' },
-    agent: {
-      moderator: {
-        mode: 'primary',
-        description: 'Classifies one input; has no tools',
-        permission: { '*': 'deny' },
-      },
-    },
-  }
+  return moderatorRuntimeConfig()
 }
 
 /** `config/opencode/opencode.json`: operator policy, merged after every other layer. */
@@ -91,7 +80,7 @@ export function akmConfig(): Record<string, unknown> {
 export const PREFERENCES_FILES = ['opencode.jsonc', 'opencode.json', 'config.json'] as const
 
 /** Pre-seeded in every directory the runtime loads as a config directory. */
-export const CONFIG_DIR_GITIGNORE = `# Pre-seeded by agentgate. The agent runtime must not bootstrap package metadata here:
+export const CONFIG_DIR_GITIGNORE = `# Pre-seeded by sallyport. The agent runtime must not bootstrap package metadata here:
 # the empty node_modules/ and package-lock.json make its background plugin install a no-op.
 node_modules/
 package.json
@@ -106,7 +95,7 @@ bun.lock
  */
 export function pluginLockSeed(): Record<string, unknown> {
   return {
-    name: 'agentgate-config-dir',
+    name: 'sallyport-config-dir',
     lockfileVersion: 3,
     requires: true,
     packages: { '': { dependencies: { '@opencode-ai/plugin': RUNTIME_VERSION } } },

@@ -2,6 +2,7 @@ import { createServer } from 'node:net'
 import { CliError } from '../errors.ts'
 import type { StackConfig } from './stack-config.ts'
 import { DEFAULT_NATIVE_PORT } from './stack-config.ts'
+import { knownNativePort } from './stack-plan.ts'
 
 /** True when `port` on `host` can be bound right now. */
 export function isPortFree(host: string, port: number): Promise<boolean> {
@@ -34,10 +35,8 @@ export async function resolveNativePort(
   config: StackConfig,
   previous: ReadonlyMap<string, string>,
 ): Promise<{ port: number; fresh: boolean }> {
-  if (config.native.port !== 'auto') return { port: config.native.port, fresh: false }
-  const recorded = Number(previous.get('AGENTGATE_NATIVE_PORT'))
-  if (Number.isInteger(recorded) && recorded >= 1 && recorded <= 65535)
-    return { port: recorded, fresh: false }
+  const known = knownNativePort(config, previous)
+  if (known !== undefined) return { port: known, fresh: false }
   if (await isPortFree(config.native.host, DEFAULT_NATIVE_PORT))
     return { port: DEFAULT_NATIVE_PORT, fresh: true }
   return { port: await freePort(config.native.host), fresh: true }
@@ -48,6 +47,6 @@ export async function assertPortFree(host: string, port: number, setting: string
   if (await isPortFree(host, port)) return
   throw new CliError(
     'ERR_CLI_PORT_IN_USE',
-    `${host}:${port} is already in use: stop the process using it or change ${setting} in agentgate.json`,
+    `${host}:${port} is already in use: stop the process using it or change ${setting} in sallyport.json`,
   )
 }

@@ -15,6 +15,6 @@ export async function requireStack(
   }
   throw new CliError(
     'ERR_CLI_STACK_MISSING',
-    `no stack at ${layout.root}: run \`agentgate init --dir ${dir}\` first`,
+    `no stack at ${layout.root}: run \`sallyport init --dir ${dir}\` first`,
   )
 }

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
 import { access, chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { bundledPluginPath, PLUGIN_WRAPPER_FILE, pluginWrapperSource } from '@agentgate/runtime-guard'
+import { bundledPluginPath, PLUGIN_WRAPPER_FILE, pluginWrapperSource } from '@sallyport/runtime-guard'
 import { CliError } from '../errors.ts'
 import { relativeToStack, type StackLayout } from './layout.ts'
 
@@ -53,7 +53,7 @@ export async function ensureRuntimeGuard(layout: StackLayout): Promise<string> {
   const state = await inspectRuntimeGuard(layout)
   if (state.ok) return state.module
   if (state.problem === 'module')
-    throw new CliError('ERR_CLI_START_FAILED', `${state.detail}: reinstall agentgate`)
+    throw new CliError('ERR_CLI_START_FAILED', `${state.detail}: reinstall sallyport`)
   const dir = join(layout.managedDir, 'plugins')
   try {
     const managedMode = (await stat(layout.managedDir)).mode & 0o7777
@@ -78,7 +78,7 @@ export async function ensureRuntimeGuard(layout: StackLayout): Promise<string> {
   } catch (error) {
     throw new CliError(
       'ERR_CLI_START_FAILED',
-      `${state.detail} and could not be restored (${(error as NodeJS.ErrnoException).code ?? 'error'}): run \`agentgate init\` where system/ is writable`,
+      `${state.detail} and could not be restored (${(error as NodeJS.ErrnoException).code ?? 'error'}): run \`sallyport init\` where system/ is writable`,
       { cause: error },
     )
   }

@@ -25,7 +25,7 @@ export async function readPasswordFile(path: string, shownAs: string): Promise<s
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT')
-      throw new CliError('ERR_CLI_STACK_MISSING', `${shownAs} is missing: run \`agentgate init\``)
+      throw new CliError('ERR_CLI_STACK_MISSING', `${shownAs} is missing: run \`sallyport init\``)
     throw new CliError('ERR_CLI_IO', `cannot open ${shownAs} (${code ?? 'unknown error'})`)
   }
   try {

@@ -1,4 +1,11 @@
 import { readFile } from 'node:fs/promises'
+import {
+  AllowedOriginsSchema,
+  DEFAULT_LIMITS,
+  type GatewayLimits,
+  GatewayLimitsSchema,
+  OAuthOptionsSchema,
+} from '@sallyport/gateway-server/config'
 import { z } from 'zod'
 import { CliError } from '../errors.ts'
 
@@ -14,34 +21,9 @@ const Host = z
   .min(1)
   .max(253)
   .regex(/^[A-Za-z0-9.:_-]+$/, 'must be a host name or an IP address')
-const Origin = z.string().refine((value) => {
-  try {
-    const url = new URL(value)
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value
-  } catch {
-    return false
-  }
-}, 'must be an exact origin such as https://app.example.com (scheme, host, optional port; no path)')
-const HttpsUrl = z
-  .string()
-  .url()
-  .refine((value) => new URL(value).protocol === 'https:', 'must be an https:// URL')
-
-/** Algorithms the spec allows for OAuth access tokens; the CLI default is RS256. */
-export const OAUTH_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const
-
-/** OAuth resource-server settings written by `agentgate config oauth`. */
-export const OAuthConfigSchema = z
-  .object({
-    resource: HttpsUrl,
-    issuer: HttpsUrl,
-    jwksUrl: HttpsUrl,
-    audience: z.string().min(1).max(2048),
-    scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token')).max(64),
-    algorithms: z.array(z.enum(OAUTH_ALGORITHMS)).min(1),
-  })
-  .strict()
-export type OAuthConfig = z.infer<typeof OAuthConfigSchema>
+/** OAuth resource-server settings written by `sallyport config oauth`: the gateway's own schema. */
+export const OAuthConfigSchema = OAuthOptionsSchema
+export type OAuthConfig = z.output<typeof OAuthOptionsSchema>
 
 /** True when `zone` is an IANA time zone this Node knows. */
 export function isTimeZone(zone: string): boolean {
@@ -54,7 +36,14 @@ export function isTimeZone(zone: string): boolean {
 }
 
 /**
- * `agentgate.json`: the operator's intent. `up` derives `state/stack.env` from it on every start.
+ * The gateway's connection and per-credential limits, written out by `init` so operators see and
+ * tune them: the gateway's own defaults and bounds (`@sallyport/gateway-server/config`).
+ */
+export const DEFAULT_GATEWAY_LIMITS = DEFAULT_LIMITS
+export type GatewayLimitsConfig = GatewayLimits
+
+/**
+ * `sallyport.json`: the operator's intent. `up` derives `state/stack.env` from it on every start.
  * `native.port` is a number, or `"auto"`: 3810, or a free port when 3810 is taken on a fresh
  * setup (the choice is recorded in `state/stack.env` and kept from then on).
  */
@@ -66,7 +55,9 @@ export const StackConfigSchema = z
         host: Host.default('127.0.0.1'),
         port: Port.default(DEFAULT_GATEWAY_PORT),
         /** Exact browser origins allowed on `/mcp` (`GATEWAY_ALLOWED_ORIGINS`); empty: none. */
-        allowedOrigins: z.array(Origin).max(64).default([]),
+        allowedOrigins: AllowedOriginsSchema,
+        /** Connection and per-credential limits; each omitted field takes its default. */
+        limits: GatewayLimitsSchema.default({ ...DEFAULT_LIMITS }),
       })
       .strict(),
     native: z
@@ -79,10 +70,24 @@ export const StackConfigSchema = z
           .default('opencode'),
       })
       .strict(),
+    /**
+     * The moderator runtime, always part of the stack (escalated input is classified there; the
+     * spec has no off switch). `model`: `provider/model` from the assistant's providers; default
+     * the assistant's `small_model`, else its `model`.
+     */
     moderator: z
       .object({
-        enabled: z.boolean().default(true),
         port: Port.default(DEFAULT_MODERATOR_PORT),
+        model: z
+          .string()
+          .regex(/^[^/\s]+\/\S+$/, 'must be "provider/model", e.g. "anthropic/claude-haiku-4-5"')
+          .optional(),
+        /** Per-input deadline of a classification, queue wait included. */
+        deadlineMs: z.number().int().min(1_000).max(120_000).default(20_000),
+        /** Classifications at once. */
+        concurrency: z.number().int().min(1).max(16).default(2),
+        /** Escalated inputs waiting for a classification; beyond it they are blocked. */
+        queueLimit: z.number().int().min(0).max(1_000).default(32),
       })
       .strict(),
     assistant: z.object({ timezone: z.string().refine(isTimeZone, 'must be an IANA time zone') }).strict(),
@@ -115,7 +120,7 @@ export function hostsOverlap(a: string, b: string): boolean {
 
 /**
  * The sockets of a stack: the gateway, the native server (when its port is known: a number, or
- * `nativePort`, what `"auto"` resolved to) and the moderator (when enabled, always on loopback).
+ * `nativePort`, what `"auto"` resolved to) and the moderator (always on loopback).
  */
 export function stackListeners(
   config: Pick<StackConfig, 'gateway' | 'native' | 'moderator'>,
@@ -131,9 +136,7 @@ export function stackListeners(
     ...(nativePort === 'auto'
       ? []
       : [{ setting: 'native.port' as const, host: config.native.host, port: nativePort }]),
-    ...(config.moderator.enabled
-      ? [{ setting: 'moderator.port' as const, host: '127.0.0.1', port: config.moderator.port }]
-      : []),
+    { setting: 'moderator.port' as const, host: '127.0.0.1', port: config.moderator.port },
   ]
 }
 
@@ -160,13 +163,22 @@ export function detectTimeZone(env: NodeJS.ProcessEnv = process.env): string {
   return resolved && isTimeZone(resolved) ? resolved : 'UTC'
 }
 
-/** The configuration a fresh `init` seeds. */
-export function defaultStackConfig(timezone: string): StackConfig {
+/**
+ * The configuration a fresh `init` seeds. `container`: the gateway binds every interface of the
+ * container (`0.0.0.0`), so a port published by the engine reaches it; on a host it binds
+ * loopback only.
+ */
+export function defaultStackConfig(timezone: string, options: { container?: boolean } = {}): StackConfig {
   return {
     version: 1,
-    gateway: { host: '127.0.0.1', port: DEFAULT_GATEWAY_PORT, allowedOrigins: [] },
+    gateway: {
+      host: options.container ? '0.0.0.0' : '127.0.0.1',
+      port: DEFAULT_GATEWAY_PORT,
+      allowedOrigins: [],
+      limits: { ...DEFAULT_GATEWAY_LIMITS },
+    },
     native: { host: '127.0.0.1', port: 'auto', username: 'opencode' },
-    moderator: { enabled: true, port: DEFAULT_MODERATOR_PORT },
+    moderator: { port: DEFAULT_MODERATOR_PORT, deadlineMs: 20_000, concurrency: 2, queueLimit: 32 },
     assistant: { timezone },
     scheduler: { enabled: false },
   }
@@ -174,6 +186,14 @@ export function defaultStackConfig(timezone: string): StackConfig {
 
 /** Validates parsed JSON: `{ value }` or `{ errors }` (one line each, with the field path). */
 export function validateStackConfig(input: unknown): { value: StackConfig } | { errors: string[] } {
+  const moderator = (input as { moderator?: unknown } | null)?.moderator
+  if (moderator && typeof moderator === 'object' && 'enabled' in moderator) {
+    return {
+      errors: [
+        'moderator.enabled: the moderator is always part of the stack (suspicious input is never sent unscreened); remove this key',
+      ],
+    }
+  }
   const parsed = StackConfigSchema.safeParse(input)
   if (parsed.success) return { value: parsed.data }
   return {
@@ -182,16 +202,16 @@ export function validateStackConfig(input: unknown): { value: StackConfig } | { 
 }
 
 /**
- * Reads and validates `agentgate.json`. Throws `ERR_CLI_STACK_MISSING` when it does not exist and
+ * Reads and validates `sallyport.json`. Throws `ERR_CLI_STACK_MISSING` when it does not exist and
  * `ERR_CLI_CONFIG_INVALID` (first problem named) when it is not valid.
  */
-export async function loadStackConfig(file: string, shownAs = 'agentgate.json'): Promise<StackConfig> {
+export async function loadStackConfig(file: string, shownAs = 'sallyport.json'): Promise<StackConfig> {
   let text: string
   try {
     text = await readFile(file, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new CliError('ERR_CLI_STACK_MISSING', `${shownAs} not found: run \`agentgate init\` first`)
+      throw new CliError('ERR_CLI_STACK_MISSING', `${shownAs} not found: run \`sallyport init\` first`)
     }
     throw new CliError('ERR_CLI_IO', `cannot read ${shownAs} (${(error as NodeJS.ErrnoException).code})`)
   }

@@ -60,6 +60,6 @@ export async function assertSecretsOutsideWorkspace(layout: StackLayout): Promis
   if (problem === undefined) return
   throw new CliError(
     'ERR_CLI_CONFIG_INVALID',
-    `${problem}: credential keys and secrets would be readable through the gateway; choose a workspace outside state/ and knowledge/secrets/ (--workspace or AGENTGATE_WORKSPACE)`,
+    `${problem}: credential keys and secrets would be readable through the gateway; choose a workspace outside state/ and knowledge/secrets/ (--workspace or SALLYPORT_WORKSPACE)`,
   )
 }
