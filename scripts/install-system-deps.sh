@@ -5,6 +5,9 @@ need=()
 command -v rg >/dev/null 2>&1 || need+=(ripgrep)
 # A real browser for the CORS contract of /mcp (packages/peer-tests); Debian's build, never a download.
 [ -x /usr/bin/chromium ] || need+=(chromium)
+# The container image test (packages/cli): an engine and debootstrap for the registry-free base.
+command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq >/dev/null
@@ -13,3 +16,5 @@ if [ ${#need[@]} -gt 0 ]; then
     echo "install-system-deps: missing ${need[*]} and cannot apt-get install; tests that need them will fail" >&2
   fi
 fi
+# Start an engine for the image test when none answers (root only; a no-op otherwise).
+bash "$(dirname "$0")/image/ensure-engine.sh"

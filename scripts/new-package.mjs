@@ -16,19 +16,19 @@ const write = (file, text) => {
   if (!existsSync(path)) writeFileSync(path, text)
 }
 const pkg = {
-  name: `@agentgate/${name}`,
+  name: `@sallyport/${name}`,
   version: '0.1.0',
   description,
   ...(isPrivate ? { private: true } : {}),
   license: 'Apache-2.0',
   type: 'module',
   sideEffects: false,
-  repository: { type: 'git', url: 'git+https://example.invalid/agentgate.git', directory: dir },
+  repository: { type: 'git', url: 'git+https://example.invalid/sallyport.git', directory: dir },
   engines: { node: '>=20.19' },
   exports: {
     '.': {
       types: './dist/index.d.ts',
-      '@agentgate/source': './src/index.ts',
+      '@sallyport/source': './src/index.ts',
       import: './dist/index.js',
     },
     './package.json': './package.json',

@@ -7,9 +7,19 @@ let passed = 0
 let failed = 0
 let skipped = 0
 const rows = []
-for (const name of readdirSync('packages')) {
+let missing = 0
+const onlyRan = process.argv.includes('--only-ran')
+for (const name of readdirSync('packages').sort()) {
+  const manifest = join('packages', name, 'package.json')
+  if (!existsSync(manifest) || !JSON.parse(readFileSync(manifest, 'utf8')).scripts?.test) continue
   const file = join('packages', name, '.vitest-report.json')
-  if (!existsSync(file)) continue
+  if (!existsSync(file)) {
+    if (onlyRan) continue
+    // A suite that did not run (a dependency failed to build, the run stopped) is a failure.
+    missing++
+    rows.push(`  ${name}: did not run (counted as failed)`)
+    continue
+  }
   const report = JSON.parse(readFileSync(file, 'utf8'))
   passed += report.numPassedTests
   failed += report.numFailedTests
@@ -17,5 +27,6 @@ for (const name of readdirSync('packages')) {
   rows.push(`  ${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`)
 }
 console.log(rows.join('\n'))
-console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
-if (failed > 0 || passed === 0) process.exit(1)
+const notRun = missing ? `, ${missing} package${missing === 1 ? '' : 's'} did not run` : ''
+console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${notRun}`)
+if (failed > 0 || missing > 0 || passed === 0) process.exit(1)

@@ -8,7 +8,12 @@ import { join } from 'node:path'
 spawnSync('bash', ['scripts/install-system-deps.sh'], { stdio: 'inherit' })
 for (const name of readdirSync('packages'))
   rmSync(join('packages', name, '.vitest-report.json'), { force: true })
-const args = ['run', 'test', '--concurrency=1', ...process.argv.slice(2)]
+// --continue: one failing package must not stop the others (the closing line counts them all).
+const args = ['run', 'test', '--concurrency=1', '--continue', ...process.argv.slice(2)]
 const run = spawnSync('turbo', args, { stdio: 'inherit' })
-const summary = spawnSync(process.execPath, ['scripts/test-summary.mjs'], { stdio: 'inherit' })
+// With extra turbo arguments (a --filter), only the packages that ran are counted.
+const summaryArgs = process.argv.length > 2 ? ['--only-ran'] : []
+const summary = spawnSync(process.execPath, ['scripts/test-summary.mjs', ...summaryArgs], {
+  stdio: 'inherit',
+})
 process.exit(run.status || summary.status || 0)
