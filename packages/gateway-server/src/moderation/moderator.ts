@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto'
+import { MODERATOR_AGENT } from '@sallyport/policy'
+import type { Message, UpstreamClient } from '@sallyport/upstream-client'
+import {
+  type BlockCategory,
+  MODERATOR_SYSTEM,
+  moderationPrompt,
+  parseVerdict,
+  type ScreenedKind,
+} from './verdict.js'
+
+// The moderator runtime, asked one question per escalated input: an ephemeral session (created,
+// prompted, read, deleted — also on error, timeout and shutdown), a small pool with a bounded
+// queue, a per-input deadline that includes the wait for the pool, and a sweep that deletes
+// moderation sessions a crash left behind. Every way this can go wrong ends as `unavailable`,
+// which the screening turns into a block: nothing here fails open.
+
+/** The outcome of one classification. */
+export type Classification =
+  | { outcome: 'allow' }
+  | { outcome: 'block'; category: BlockCategory }
+  | {
+      outcome: 'unavailable'
+      /** overloaded: the queue is full; timeout: past the deadline; unreachable: the runtime failed; unparseable: the answer was not a verdict. */
+      reason: 'overloaded' | 'timeout' | 'unreachable' | 'unparseable' | 'closed'
+    }
+
+export interface ModeratorOptions {
+  /** A client of the moderator runtime (its own Basic credential and working directory). */
+  client: UpstreamClient
+  /** `provider/model`; default the runtime's `small_model`, else its `model` (read once). */
+  model?: string
+  /** Per-input deadline, queue wait included. Default 20 000 ms. */
+  deadlineMs?: number
+  /** Classifications at once. Default 2. */
+  concurrency?: number
+  /** Inputs waiting for the pool; beyond it, `overloaded`. Default 32. */
+  queueLimit?: number
+  /** Sweep for left-over moderation sessions every this often (0: never). Default 60 000 ms. */
+  sweepEveryMs?: number
+  now?: () => number
+}
+
+export interface Moderator {
+  /** Classifies one input; never rejects. */
+  classify(text: string, kind: ScreenedKind): Promise<Classification>
+  /** Whether the moderator runtime answers its health check (cached for 2 s). */
+  reachable(): Promise<boolean>
+  /** Deletes moderation sessions older than the deadline (left by a crash); returns how many. */
+  sweep(): Promise<number>
+  /** Classifications in progress and waiting. */
+  load(): { active: number; queued: number }
+  /** Stops taking inputs, answers the queued ones `closed`, deletes the sessions in flight. */
+  close(): Promise<void>
+}
+
+/** Marks the sessions this gateway creates on the moderator (metadata key). */
+export const MODERATION_METADATA_KEY = 'sallyportModeration'
+
+const AGENT = MODERATOR_AGENT
+
+/**
+ * Creates the moderator client. Options are checked here (`RangeError`, `TypeError`).
+ * @example const moderator = createModerator({ client: createUpstreamClient({ … }) })
+ */
+export function createModerator(options: ModeratorOptions): Moderator {
+  const { client } = options
+  const now = options.now ?? Date.now
+  const deadlineMs = positive('deadlineMs', options.deadlineMs, 20_000)
+  const concurrency = positive('concurrency', options.concurrency, 2)
+  const queueLimit = positive('queueLimit', options.queueLimit, 32, true)
+  const configured = options.model === undefined ? undefined : parseModel(options.model)
+  let resolvedModel: { providerID: string; modelID: string } | undefined = configured
+  let active = 0
+  let closed = false
+  const queue: Array<(admitted: boolean) => void> = []
+  const inFlight = new Set<string>()
+  let health: { at: number; value: boolean } | undefined
+
+  const model = async (): Promise<{ providerID: string; modelID: string } | undefined> => {
+    if (resolvedModel) return resolvedModel
+    const config = (await client.getConfig({ timeoutMs: 5_000 })) as {
+      small_model?: unknown
+      model?: unknown
+    }
+    const name = typeof config.small_model === 'string' ? config.small_model : config.model
+    if (typeof name === 'string') resolvedModel = parseModel(name)
+    return resolvedModel
+  }
+
+  /** Waits for a pool slot until `until`; false when the deadline passed or the client closed. */
+  const admit = (until: number): Promise<boolean> => {
+    if (closed) return Promise.resolve(false)
+    if (active < concurrency) {
+      active++
+      return Promise.resolve(true)
+    }
+    return new Promise((resolve) => {
+      const entry = (admitted: boolean): void => {
+        clearTimeout(timer)
+        resolve(admitted)
+      }
+      const timer = setTimeout(
+        () => {
+          const at = queue.indexOf(entry)
+          if (at >= 0) queue.splice(at, 1)
+          resolve(false)
+        },
+        Math.max(0, until - now()),
+      )
+      queue.push(entry)
+    })
+  }
+  const release = (): void => {
+    const next = queue.shift()
+    if (next) next(true)
+    else active--
+  }
+
+  const deleteSession = async (id: string): Promise<void> => {
+    try {
+      await client.deleteSession(id, { timeoutMs: 10_000 })
+    } catch {
+      // Left for the sweep (its metadata marks it).
+    } finally {
+      inFlight.delete(id)
+    }
+  }
+
+  const ask = async (text: string, kind: ScreenedKind, until: number): Promise<Classification> => {
+    let chosen: { providerID: string; modelID: string } | undefined
+    try {
+      chosen = await model()
+    } catch {
+      return { outcome: 'unavailable', reason: 'unreachable' }
+    }
+    const budget = (): number => Math.max(1, until - now())
+    let sessionId: string | undefined
+    try {
+      const session = await client.createSession(
+        { title: 'sallyport moderation', agent: AGENT, metadata: { [MODERATION_METADATA_KEY]: now() } },
+        { timeoutMs: budget() },
+      )
+      sessionId = session.id
+      inFlight.add(session.id)
+      const messageID = client.newMessageId()
+      const nonce = randomBytes(16).toString('hex')
+      await client.promptAsync(
+        session.id,
+        {
+          messageID,
+          agent: AGENT,
+          system: MODERATOR_SYSTEM,
+          ...(chosen && { model: chosen }),
+          parts: [{ type: 'text', text: moderationPrompt(text, kind, nonce) }],
+        },
+        { timeoutMs: budget() },
+      )
+      const answer = await client.events.waitUntil(
+        session.id,
+        async () => {
+          const page = await client.listMessages(session.id, {}, { timeoutMs: budget() })
+          return finishedAnswer(page.messages, messageID)
+        },
+        { timeoutMs: budget() },
+      )
+      if (answer === undefined) return { outcome: 'unavailable', reason: 'timeout' }
+      if (answer.failed) return { outcome: 'unavailable', reason: 'unreachable' }
+      const verdict = parseVerdict(answer.text)
+      if (!verdict) return { outcome: 'unavailable', reason: 'unparseable' }
+      return verdict.verdict === 'allow'
+        ? { outcome: 'allow' }
+        : { outcome: 'block', category: verdict.category }
+    } catch {
+      return { outcome: 'unavailable', reason: now() >= until ? 'timeout' : 'unreachable' }
+    } finally {
+      if (sessionId !== undefined) await deleteSession(sessionId)
+    }
+  }
+
+  const sweep = async (): Promise<number> => {
+    const sessions = await client.listSessions({}, { timeoutMs: 10_000 })
+    let deleted = 0
+    for (const session of sessions) {
+      const stamp = (session.metadata as Record<string, unknown> | undefined)?.[MODERATION_METADATA_KEY]
+      if (typeof stamp !== 'number' || inFlight.has(session.id)) continue
+      if (now() - session.time.created < deadlineMs * 2) continue
+      await deleteSession(session.id)
+      deleted++
+    }
+    return deleted
+  }
+  const sweepEveryMs = options.sweepEveryMs ?? 60_000
+  const sweeper =
+    sweepEveryMs > 0
+      ? setInterval(() => {
+          sweep().catch(() => undefined)
+        }, sweepEveryMs)
+      : undefined
+  sweeper?.unref()
+
+  return {
+    async classify(text, kind) {
+      const until = now() + deadlineMs
+      if (closed) return { outcome: 'unavailable', reason: 'closed' }
+      if (active >= concurrency && queue.length >= queueLimit)
+        return { outcome: 'unavailable', reason: 'overloaded' }
+      if (!(await admit(until))) return { outcome: 'unavailable', reason: closed ? 'closed' : 'timeout' }
+      try {
+        return await ask(text, kind, until)
+      } finally {
+        release()
+      }
+    },
+    async reachable() {
+      if (health && now() - health.at < 2_000) return health.value
+      let value = false
+      try {
+        value = (await client.health({ timeoutMs: 2_000 })).healthy
+      } catch {
+        value = false
+      }
+      health = { at: now(), value }
+      return value
+    },
+    sweep,
+    load: () => ({ active, queued: queue.length }),
+    async close() {
+      closed = true
+      if (sweeper) clearInterval(sweeper)
+      for (const waiting of queue.splice(0)) waiting(false)
+      await Promise.all([...inFlight].map((id) => deleteSession(id)))
+    },
+  }
+}
+
+/** The turn's final answer once the runtime completed it: its text, or that it failed. */
+function finishedAnswer(
+  messages: readonly Message[],
+  messageID: string,
+): { text: string; failed: boolean } | undefined {
+  const turn = messages.filter(
+    (m) => m.info.role === 'assistant' && (m.info as { parentID?: string }).parentID === messageID,
+  )
+  const last = turn.at(-1)
+  if (!last) return undefined
+  const info = last.info as { time: { completed?: number }; error?: unknown; finish?: string }
+  if (info.error) return { text: '', failed: true }
+  if (info.time.completed === undefined || info.finish === 'tool-calls') return undefined
+  const text = last.parts
+    .filter((p) => p.type === 'text' && (p as { synthetic?: boolean }).synthetic !== true)
+    .map((p) => (p as { text?: string }).text ?? '')
+    .join('')
+  return { text, failed: false }
+}
+
+/** `provider/model` → its two parts (the model id may itself contain `/`). */
+export function parseModel(value: string): { providerID: string; modelID: string } {
+  const at = value.indexOf('/')
+  if (at <= 0 || at === value.length - 1) throw new TypeError('moderator model must be "provider/model"')
+  return { providerID: value.slice(0, at), modelID: value.slice(at + 1) }
+}
+
+function positive(name: string, value: number | undefined, fallback: number, zeroOk = false): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value < (zeroOk ? 0 : 1))
+    throw new RangeError(`moderator ${name} must be a positive integer`)
+  return value
+}

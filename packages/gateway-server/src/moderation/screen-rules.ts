@@ -1,0 +1,516 @@
+// The local screen's criteria, as data: every rule that can escalate an input to the moderator,
+// with the public documentation of the pattern class it looks for. local-screen.ts only runs them.
+//
+// How the rules are written, so that each stays linear in the input (a hostile client must not be
+// able to stall the gateway with crafted text):
+// - a `pattern` rule is one regular expression without nested quantifiers (a quantified group
+//   holds only fixed-length or `?` parts), tested on views from normalize.ts that are already lower
+//   case, so no rule carries the `i` flag; gaps between words are bounded classes such as
+//   `[^\n]{0,80}?`, and a pattern has at most one unbounded-width gap;
+// - word gaps are written ` ?` so that one pattern matches both `folded` (words separated by one
+//   space) and `compact` (letters only: spacing, punctuation and leetspeak tricks removed);
+// - `signal` rules compare counts made by one linear pass (normalize.ts, local-screen.ts).
+// A rule escalates; it never blocks. What it catches goes to the moderator, so a rule may be broad
+// where a false escalation only costs one moderator call, and must be narrow where ordinary
+// engineering text (passwords in a signup handler, `process.env.PORT`, base64 test vectors) would
+// trip it.
+
+import type { ScreenView } from './normalize.js'
+
+/** The categories a local-screen rule reports (the moderator's block categories, minus `harmful`/`other`). */
+export const SCREEN_CATEGORIES = [
+  'instruction_override',
+  'secret_request',
+  'exfiltration',
+  'encoded_payload',
+  'markup_injection',
+  'obfuscation',
+  'oversized',
+] as const
+
+/** One of {@link SCREEN_CATEGORIES}. */
+export type ScreenCategory = (typeof SCREEN_CATEGORIES)[number]
+
+/** Counts computed in one linear pass (normalize.ts and local-screen.ts) that `signal` rules compare. */
+export type ScreenSignal =
+  | 'length'
+  | 'invisible'
+  | 'invisibleInWord'
+  | 'bidi'
+  | 'tags'
+  | 'control'
+  | 'spoofedWords'
+  | 'base64Run'
+  | 'hexRun'
+  | 'decodedFlagged'
+  | 'decodedProse'
+
+/**
+ * How a rule decides: a pattern on one or more views (any view may match); several patterns that
+ * must all match (each somewhere in the same view); or a count reaching a threshold.
+ */
+export type RuleTest =
+  | { readonly kind: 'pattern'; readonly views: readonly ScreenView[]; readonly pattern: RegExp }
+  | { readonly kind: 'all'; readonly views: readonly ScreenView[]; readonly patterns: readonly RegExp[] }
+  | { readonly kind: 'signal'; readonly signal: ScreenSignal; readonly atLeast: number }
+
+/** One escalation criterion. `source` names where the pattern class is publicly documented. */
+export interface ScreenRule {
+  readonly id: string
+  readonly category: ScreenCategory
+  readonly description: string
+  readonly source: string
+  readonly test: RuleTest
+}
+
+/** Thresholds and bounds of the screen (characters are UTF-16 code units of the input). */
+export const SCREEN_LIMITS = {
+  /** Longer inputs escalate (a long input hides an instruction more easily and costs the moderator more). */
+  maxLength: 8000,
+  /** A base64 run this long (with upper case, lower case and digits mixed) escalates undecoded. */
+  base64Run: 200,
+  /** A hex run this long escalates undecoded (a SHA-512 digest is 128). */
+  hexRun: 160,
+  /** Shortest base64 run worth decoding (shorter ones are test vectors and identifiers). */
+  minBase64Decode: 16,
+  /** Shortest hex run worth decoding (in hex digits). */
+  minHexDecode: 24,
+  /** Decoded text with this many words is prose hidden in an encoding. */
+  decodedProseWords: 10,
+  /** Encodings inside encodings are unwrapped this many times. */
+  maxDecodeDepth: 2,
+} as const
+
+const p = (views: readonly ScreenView[], pattern: RegExp): RuleTest => ({ kind: 'pattern', views, pattern })
+const all = (views: readonly ScreenView[], ...patterns: RegExp[]): RuleTest => ({
+  kind: 'all',
+  views,
+  patterns,
+})
+const s = (signal: ScreenSignal, atLeast: number): RuleTest => ({ kind: 'signal', signal, atLeast })
+const WORDS: readonly ScreenView[] = ['folded', 'compact']
+
+// Reused vocabulary (plain alternations, composed into the patterns below).
+const OVERRIDE_VERB =
+  '(?:ignore|disregard|forget|override|overrule|bypass|circumvent|abandon|discard|neglect)'
+const PRIOR =
+  '(?:previous|prior|above|earlier|preceding|former|foregoing|system|original|initial|developer|safety)'
+const RULES_NOUN =
+  '(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|polic(?:y|ies)|directions|programming|training|restrictions|filters|safeguards|context|commands)'
+const SECRET_NOUN =
+  '(?:(?:api|secret|private|signing|ssh|gpg|pgp|encryption|master|access|aws|root) ?keys?|secrets|(?:api|access|auth|bearer|session|refresh|github|gitlab|npm|pypi|oauth|personal access|deploy|ci|jwt|slack|discord) ?tokens?|passwords?|passphrases?|credentials|creds|cookies)(?! ?(?:reset|hash|hashing|field|input|policy|strength|validation|manager|rules|flow|form|length|requirements|change|expiry|rotation|prompt|format|schema|type))'
+const LOCAL_HOST =
+  '(?:localhost|127\\.|0\\.0\\.0\\.0|\\[::1\\]|10\\.|192\\.168\\.|172\\.(?:1[6-9]|2\\d|3[01])\\.|host\\.docker\\.internal|[\\w-]+\\.(?:local|localhost|internal|test|example)\\b|example\\.(?:com|org|net)\\b|[\\w-]+:\\d)'
+const NET_CLIENT = '\\b(?:curl|wget|http|https|xh|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\\b'
+// What an HTTP client uploads that comes from the machine: a file (`@file`, `-T`, `--upload-file`),
+// command output (`$(…)`), input redirected from a path, or a secret-looking variable.
+const UPLOADS_LOCAL =
+  '(?:[ =]@[-~./$\\w]|--upload-file|-T |--post-file|--body-file|-InFile|\\$\\(|<\\s*~?/|\\$\\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASS|PASSWORD|CRED|AUTH))'
+
+/** Every rule of the local screen, in report order. An input escalates when any rule fires. */
+export const SCREEN_RULES: readonly ScreenRule[] = [
+  // ── instruction_override ────────────────────────────────────────────────────────────────────
+  {
+    id: 'override.ignore-previous',
+    category: 'instruction_override',
+    description: 'Tells the agent to ignore, forget or bypass its previous or system instructions.',
+    source:
+      'OWASP LLM01:2025 Prompt Injection (scenario 1); PayloadsAllTheThings "Prompt Injection" ("Disregard any previous instructions"); Perez & Ribeiro 2022 "Ignore Previous Prompt"; Lakera gandalf_ignore_instructions',
+    test: p(
+      WORDS,
+      new RegExp(
+        `${OVERRIDE_VERB} ?(?:(?:all|any|every|each|your|of|the|these|those) ?){0,3}${PRIOR} ?(?:set of )?${RULES_NOUN}` +
+          `|${OVERRIDE_VERB} ?(?:all|any|every|your) ?(?:of )?(?:the |your )?(?:instructions?|prompts?|directives?|guidelines|guardrails|safeguards|programming|training)` +
+          `|${OVERRIDE_VERB} ?your ?(?:own )?(?:rules|restrictions|constraints|filters|polic(?:y|ies))` +
+          '|(?:ignore|disregard|forget) ?(?:everything|anything|all|whatever) ?(?:that )?(?:you (?:were|have been|was) ?(?:told|given|instructed|taught)|you (?:know|learned)|(?:written |said |stated |mentioned )?(?:above|previously|so far|until now|up to (?:now|here|this point)))' +
+          `|(?:no longer|don'?t|do not|stop) (?:need to )?(?:follow|obey|adhere to|comply with|be bound by) ?(?:your ?(?:${PRIOR} ?)?|(?:the|any|those|these) ?${PRIOR} ?)${RULES_NOUN}`,
+      ),
+    ),
+  },
+  {
+    id: 'override.new-instructions',
+    category: 'instruction_override',
+    description: 'Announces replacement instructions, a new role for the agent, or a new mode "from now on".',
+    source:
+      'OWASP LLM01:2025; PayloadsAllTheThings "Prompt Injection" (***IMPORTANT NEW INSTRUCTIONS***); Greshake et al. 2023 "Not what you\'ve signed up for"',
+    test: p(
+      WORDS,
+      /(?:new|updated|revised|real|true|actual|secret|hidden|important|additional|urgent|override|priority) ?(?:new ?)?(?:instructions|directives?|system prompt) ?(?::|for (?:you|the (?:ai|assistant|agent|model|llm)))|your (?:new|real|true|actual|only|primary|updated) ?(?:role|goal|objective|purpose|mission|instructions?|persona|identity|directive) (?:is|are|will be|now)|from now on,? ?(?:you(?: are|'re| will (?:act|respond|answer|reply|behave|ignore)| have no)|act as|respond as|answer as|reply as|pretend|ignore|there are no)|(?:instead|rather),? ?(?:you (?:must|will|should) now|your (?:task|job) is now)/,
+    ),
+  },
+  {
+    id: 'override.prompt-leak',
+    category: 'instruction_override',
+    description:
+      'Asks the agent to reveal or repeat its system prompt, hidden instructions or the text above.',
+    source:
+      'OWASP LLM07:2025 System Prompt Leakage; PayloadsAllTheThings "Prompt Injection" (leak prompt); TakSec Prompt-Injection-Everywhere "Prompt-Leak"',
+    test: p(
+      WORDS,
+      /(?:reveal|print|show|output|repeat|display|dump|leak|tell me|give me|send me|spell out|recite|echo|share|write out|paste|return|translate|summari[sz]e|what (?:is|are|was|were)) ?(?:me )?(?:your|the|all|its|of your) ?(?:(?:full|entire|complete|whole|original|initial|exact|verbatim|first) ?){0,2}(?:system|hidden|secret|developer|internal|confidential|pre) ?(?:prompt|instructions|message|directives?|rules)|(?:reveal|print|show|output|repeat|display|dump|leak|tell me|give me|recite|share|write out|what (?:is|are|was|were)) ?(?:me )?your ?(?:(?:full|entire|complete|whole|original|initial|exact|first|real) ?){0,2}(?:prompt|instructions|directives|rules)|(?:repeat|print|output|reveal|recite|copy) ?(?:back )?(?:all |everything |the (?:text|words|lines|content|message)s? )?(?:(?:written|said|that (?:came|appears?)|you (?:were|have been) (?:given|told)) )?(?:above|before this|prior to this|verbatim from the (?:start|beginning))|(?:what|which) (?:instructions|rules) (?:were you|have you been) (?:given|told)|(?:starting|beginning) with ["'“]?you are (?:a|an|chatgpt|claude|opencode)/,
+    ),
+  },
+  {
+    id: 'override.authority-claim',
+    category: 'instruction_override',
+    description:
+      'Claims developer, vendor or system authority, or a pre-granted approval, to unlock behaviour.',
+    source:
+      'OWASP LLM01:2025; Greshake et al. 2023 (authority impersonation in indirect injection); promptfoo "Jailbreaking vs prompt injection" ("[SYSTEM] Override security")',
+    test: p(
+      ['folded'],
+      /\bi(?: am|'m) your (?:developer|creator|admin|administrator|owner|operator|programmer|maker|trainer|master)s?\b|\bi(?: am|'m) (?:an? |the )?(?:openai|anthropic) (?:developer|engineer|employee|researcher|staff)\b|\bthis (?:message |notice |request )?(?:is|comes) (?:directly )?from (?:openai|anthropic|your (?:developers?|creators?|admin|operator)|the system administrator|the (?:security|safety|alignment) team)\b|\b(?:message|notice|instructions?) from (?:openai|anthropic|your (?:developers?|creators?|operator|admin))\b|\b(?:admin|administrator|developer|system|root|sudo|god)[ -](?:override|mode|access|privileges?|clearance|authori[sz]ation)[ :-]{1,3}(?:granted|enabled|activated|unlocked|confirmed|accepted)|\bsystem override\b|\b(?:your|all|the ai'?s?|the assistant'?s?) (?:safety|security|content|ethical) (?:restrictions|filters|protocols|guidelines|guardrails) (?:are |have been )?(?:disabled|lifted|removed|turned off|suspended|waived)|\b(?:user|owner|operator|admin) (?:has )?(?:already )?(?:pre-?approved|pre-?authori[sz]ed)\b|\b(?:user|owner|admin) has (?:already )?(?:approved|authori[sz]ed|granted permission for) (?:you to|all (?:actions|commands|tool calls)|everything)|\bpre-?approved by (?:the )?(?:user|owner|admin|security team|maintainers?)\b/,
+    ),
+  },
+  {
+    id: 'override.addressed-to-ai',
+    category: 'instruction_override',
+    description:
+      'Text that addresses the AI reading it, or hides its instructions from the user: the mark of an indirect injection in pasted content.',
+    source:
+      'Greshake et al. 2023 "Not what you\'ve signed up for" (indirect prompt injection); OWASP LLM01:2025 (indirect injection); Forcepoint X-Labs 2025 ("if you are an LLM")',
+    test: p(
+      ['folded'],
+      /\bif you(?: are|'re) (?:an? |the )?(?:ai|llm|large language model|language model|ai assistant|ai agent|coding agent|automated agent|assistant|chatbot|bot|model|copilot|claude|chatgpt|gpt)\b|\b(?:note|message|memo|reminder|hint) (?:to|for) (?:any |the |all )?(?:ai|llm|ai assistant|ai agent|coding agent|language model|copilot|automated (?:agent|reviewer|tool))s?\b|\b(?:attention|dear),? (?:ai|llm|ai agent|ai assistant|coding agent|language model|copilot|claude|chatgpt)s?\b|\b(?:any |the )?(?:ai|llm|ai assistant|ai agent|coding agent|language model)s? (?:that is |who is )?(?:reading|processing|parsing|summari[sz]ing|reviewing|analy[sz]ing) this\b|\b(?:do not|don'?t|never|without) (?:tell|telling|inform|informing|mention|mentioning|alert|alerting|reveal|revealing|disclose|disclosing) (?:this |it |anything )?(?:to )?(?:the |your )?(?:user|human|operator|developer|reviewer|anyone)s?\b(?: about)? (?:this|these|that you|what you|the (?:instructions?|change|command))|\bthe user (?:must|should) (?:not|never) (?:see|know|notice|be told)\b/,
+    ),
+  },
+  {
+    id: 'override.jailbreak-persona',
+    category: 'instruction_override',
+    description: 'Role-play as an unrestricted persona (DAN, developer mode, evil or unfiltered AI).',
+    source:
+      'Shen et al. 2024 "Do Anything Now" (CCS, in-the-wild jailbreak prompts); DAN prompt collection linked from PayloadsAllTheThings; OWASP LLM01:2025 (jailbreaking)',
+    test: p(
+      ['folded'],
+      /\bdo anything now\b|\b(?:you are|you're|you will be|act as|acting as|pretend (?:to be|you are|you're)|roleplay as|role-play as|play the role of|behave as|respond as|answer as|you are now|now you are) (?:now )?(?:an? |the |my )?(?:dan|stan|dude|aim|mongo tom|jailbroken|unrestricted|unfiltered|uncensored|unlimited|evil|rogue|malicious|amoral|unethical|unaligned|unbound|unchained|liberated|lawless|devious|blackhat|black hat)\b|\b(?:god|jailbreak|jailbroken|dan|unrestricted|unfiltered|uncensored|evil|chaos|opposite) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged|unlocked|active)\b|\b(?:chatgpt|gpt|ai|you|assistant|claude|model) with (?:developer|dev|god|dan) mode\b|\bdeveloper mode (?:output|response)\b|\b(?:enable|activate|enter|switch to|turn on|unlock) (?:the )?(?:jailbreak|jailbroken|dan|god|unrestricted|unfiltered|uncensored|evil|chaos|opposite) mode\b|\bjailbr(?:oken (?:ai|assistant|model|mode|version|llm)|eak(?:ing)? (?:the |your |this )?(?:ai|llm|assistant|agent|model|chatgpt|claude|yourself|you))\b|\{\{ ?jailbreak/,
+    ),
+  },
+  {
+    id: 'override.unrestricted',
+    category: 'instruction_override',
+    description:
+      'Tells the agent it has no rules, must never refuse, or must stay in an unrestricted character.',
+    source:
+      'Shen et al. 2024 "Do Anything Now"; Wei et al. 2023 "Jailbroken: How Does LLM Safety Training Fail?" (refusal suppression); PayloadsAllTheThings "Prompt Injection"',
+    test: p(
+      ['folded'],
+      /\byou (?:now )?(?:have|has) (?:no|zero) (?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|guidelines|guardrails|rules|boundaries|morals|ethics|principles)\b|\b(?:an? )?(?:ai|assistant|model|chatbot) (?:with|that has|without) (?:no |any )?(?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|guidelines|guardrails|morals|ethics)\b|\b(?:free (?:from|of)|not bound by|unbound by|no longer bound by|released from|liberated from) (?:any |all |your |the )?(?:ethical |moral |content |safety |usual |typical |openai |anthropic )?(?:restrictions|limitations|filters|censorship|guidelines|guardrails|rules|policies|constraints|programming|morals|ethics)\b|\byou (?:can ?not|cannot|can't|must not|mustn't|will not|won't|shall not|may not|are not allowed to|never) (?:ever )?(?:refuse|decline|say no|apologi[sz]e|add (?:warnings|disclaimers)|break character)\b|\bnever (?:refuse|decline) (?:a |any )?(?:request|question|prompt|order|instruction)s?\b|\b(?:stay|remain) in character\b|\b(?:without|no) (?:any )?(?:moral|ethical|safety|content) (?:restrictions|filters|guidelines|limits|limitations|judgement|constraints)\b|\bhypothetical(?:ly)?,? (?:if )?(?:you|an ai) (?:were|had|could|was) (?:no|not|without|unrestricted|unfiltered|evil|free)/,
+    ),
+  },
+  {
+    id: 'override.multilingual',
+    category: 'instruction_override',
+    description:
+      'Instruction override or prompt leak in German, French, Spanish, Italian, Portuguese or Dutch (accents stripped).',
+    source:
+      'deepset/prompt-injections (de/en, Apache-2.0); yanismiraoui/prompt_injections (fr, de, es, it, pt, ro; Apache-2.0); OWASP LLM01:2025 (multilingual obfuscation)',
+    test: p(
+      ['folded'],
+      /\b(?:ignorier|vergiss|vergessen sie|missacht|uberschreib)\w{0,4} [^.!?\n]{0,40}?(?:anweisungen|instruktionen|regeln|vorgaben|befehle|richtlinien)|\b(?:ignore[zr]?|oublie[zr]?|ne tiens pas compte)\b (?:de |des )?(?:toutes |tous )?(?:les|tes|vos|ces) [^.!?\n]{0,30}?(?:instructions|consignes|regles|directives)|\b(?:ignora|olvida|omite|descarta|ignore|esqueca|esquece|dimentica|negeer|vergeet)\w{0,3} (?:de |di )?(?:todas |todos |tutte |tutti |alle )?[^.!?\n]{0,30}?(?:instrucciones|instrucoes|istruzioni|regras|reglas|regole|instructies|orientacoes|indicaciones)|\b(?:nouvelles|neue|nuevas|novas|nuove) (?:instructions|anweisungen|instrucciones|instrucoes|istruzioni) ?:|\b(?:zeige?|gib|nenne)\w{0,2} (?:mir )?(?:deinen|den|dein) (?:system ?prompt|systemprompt|anweisungen)|\b(?:montre|revele|affiche)\w{0,2} (?:moi )?(?:ton|votre|le) (?:prompt|invite) (?:systeme|initial)|\b(?:muestra|revela|dime)\w{0,2} (?:tu|el) (?:prompt|mensaje) (?:del sistema|de sistema|inicial)|\bdu bist (?:jetzt|nun|ab sofort) [^.!?\n]{0,30}?(?:ohne (?:regeln|einschrankungen|filter)|uneingeschrankt|dan\b)/,
+    ),
+  },
+  {
+    id: 'override.multilingual-nonlatin',
+    category: 'instruction_override',
+    description: 'Instruction override or prompt leak in Russian, Ukrainian, Chinese, Japanese or Korean.',
+    source:
+      'OWASP LLM01:2025 (multilingual obfuscation); Yong et al. 2023 "Low-Resource Languages Jailbreak GPT-4"; yanismiraoui/prompt_injections',
+    test: p(
+      ['plain'],
+      /(?:игнорируй|игнорировать|проигнорируй|забудь|забыть|не обращай внимания на|отмени|ігноруй)[^.!?\n]{0,20}?(?:все|всё|предыдущ|прежн|системн|свои|твои|ранее|выше|попередн)[^.!?\n]{0,20}?(?:инструкци|указани|правил|промпт|ограничени|інструкці)|(?:покажи|выведи|раскрой|повтори)[^.!?\n]{0,20}?(?:системн|скрыт)[^.!?\n]{0,10}?(?:промпт|инструкци|подсказ)|(?:忽略|忽视|无视|忘记|忘掉|無視|不要理会|不要遵守)[^。！？\n]{0,6}?(?:之前|以前|先前|上面|以上|上述|前面|所有|全部|原来|原有|原始|系统|系統|你的)[^。！？\n]{0,8}?(?:指令|指示|提示|规则|規則|说明|說明|设定|設定|命令|约束|限制)|(?:以前|前|上記|これまで|上|先)の?[^。！？\n]{0,8}?(?:指示|命令|ルール|プロンプト|制約)[^。！？\n]{0,6}?(?:無視|忘れ|破棄)|(?:システムプロンプト|系统提示|系統提示)[^。！？\n]{0,12}?(?:教えて|見せて|表示|出力|显示|输出|告诉|告訴|透露)|(?:이전|위의|모든)[^.!?\n]{0,10}?(?:지시|명령|규칙|지침)[^.!?\n]{0,6}?(?:무시|잊어)/,
+    ),
+  },
+
+  // ── secret_request ──────────────────────────────────────────────────────────────────────────
+  {
+    id: 'secret.credential-path',
+    category: 'secret_request',
+    description:
+      'Names a credential store or key file: SSH private keys, cloud and registry credentials, shadow/passwd, a process environment.',
+    source:
+      'MITRE ATT&CK T1552.001 Credentials In Files and T1552.004 Private Keys; PayloadsAllTheThings "File Inclusion" (sensitive files); OWASP LLM02:2025 Sensitive Information Disclosure',
+    test: p(
+      ['folded'],
+      /\.ssh\/(?:id_|authorized_keys)|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|\/etc\/(?:shadow|gshadow|sudoers|passwd|master\.passwd)\b|\.aws\/credentials\b|\.git-credentials\b|\.netrc\b|\.pgpass\b|\.kube\/config\b|\.docker\/config\.json\b|\/proc\/(?:self|\d{1,7}|\*)\/(?:environ|cmdline|mem)\b|\/var\/run\/secrets\b|\/run\/secrets\/|application_default_credentials|\.config\/gh\/hosts|\.config\/gcloud\/|\.azure\/(?:credentials|accesstokens)|\.gnupg\b|\.vault-token\b|\.password-store\b|\b(?:bash|zsh|psql|mysql|python)_history\b|\bkeychain[- ]dump|security find-(?:generic|internet)-password|(?:cat|print|send|upload|dump|show)[^\n]{0,40}?\.npmrc\b|\bwallet\.dat\b|\bmimikatz\b|\blsass\b/,
+    ),
+  },
+  {
+    id: 'secret.env-dump',
+    category: 'secret_request',
+    description:
+      'Dumps the whole environment (printenv, env, process.env, os.environ, Get-ChildItem env:) or asks for all environment variables.',
+    source:
+      'MITRE ATT&CK T1552 Unsecured Credentials; OWASP LLM02:2025 Sensitive Information Disclosure; GitHub Security Lab "Keeping your GitHub Actions and workflows secure" (secrets in the environment)',
+    test: p(
+      ['folded'],
+      /\bprintenv\b(?! [a-z_]*(?:port|path|home|lang|shell|node_env|term|user|pwd)\b)|(?:^|\n|[;|&`]|\$\() ?env(?: -0)? ?(?:$|[|>;&`)]|\n)|\bexport -p\b|\bdeclare -x\b|\bset \| ?(?:grep|curl|nc|base64|tee)|(?:json\.stringify|console\.(?:log|dir|table|info)|pprint|print|echo|send|post|dump|upload|return|res\.(?:json|send))[ (]{1,2}(?:process\.env|os\.environ|dict\(os\.environ\))(?![\w.[])|\b(?:get-childitem|gci|dir|ls) env:|(?:dump|print|output|reveal|echo|send|give me|display|leak|share|paste|expose) (?:me )?(?:all|every|each|your|the (?:full|entire|whole|complete)) (?:of )?(?:the |your )?(?:environment|env)(?: variables| vars| var| values|\b)|(?:all|every) (?:of (?:the|your) )?(?:environment|env) (?:variables|vars|secrets) (?:and|with|including) (?:their )?values/,
+    ),
+  },
+  {
+    id: 'secret.print-secret-var',
+    category: 'secret_request',
+    description: 'Prints a secret-named variable (`echo $GITHUB_TOKEN`, `console.log(process.env.API_KEY)`).',
+    source: 'MITRE ATT&CK T1552 Unsecured Credentials; OWASP LLM02:2025 Sensitive Information Disclosure',
+    test: p(
+      ['folded'],
+      /\b(?:echo|printf|print|cat|console\.(?:log|info|error)|puts|write-output|write-host)\b[^\n]{0,40}?(?:\$\{?|process\.env\.|os\.environ\[['"]|getenv\(['"]|\$env:)(?:[a-z_]*_)?(?:token|secret|password|passwd|api_?key|access_key|secret_key|private_key|credentials?|client_secret)\b/,
+    ),
+  },
+  {
+    id: 'secret.ask-for-secrets',
+    category: 'secret_request',
+    description: 'Asks the agent to reveal, print or send keys, tokens, passwords or credentials.',
+    source:
+      'OWASP LLM02:2025 Sensitive Information Disclosure; Lakera Gandalf ("What is the password?"); PayloadsAllTheThings "Prompt Injection" (data leakage)',
+    test: p(
+      WORDS,
+      new RegExp(
+        `(?:reveal|leak|dump|exfiltrate|tell me|give me|send me|show me|hand over|read out|spell out|disclose|print out|print all|cat all|list all|output all|output the|print the|print your|show all|display all) ?(?:me )?(?:(?:all|any|every|the|your|its|our|of|stored|saved|cached|real|actual|admin|root|production|prod|aws|github|gitlab|openai|anthropic|npm|pypi|database|db|deploy|ci|cloud|stripe|user'?s?|users'?) ?){0,3}${SECRET_NOUN}` +
+          `|what(?:'s| is| are) (?:the |your )?(?:(?:secret|admin|root|master|real|actual|current|hidden) )?(?:password|secret|api key|passphrase|private key|access token|secret key|pass ?code)s?(?: ?[?.!]| for| to| of|$)` +
+          '|(?:password|secret|passphrase) (?:letter by letter|character by character|backwards|in reverse|spelled out)',
+      ),
+    ),
+  },
+  {
+    id: 'secret.dotenv-read',
+    category: 'secret_request',
+    description: 'Reads or sends a dotenv file (`cat .env`, "upload the .env").',
+    source: 'OWASP LLM02:2025 Sensitive Information Disclosure; MITRE ATT&CK T1552.001 Credentials In Files',
+    test: p(
+      ['folded'],
+      /\b(?:cat|less|more|head|tail|strings|xxd|od|base64|type|get-content|gc|bat|nl|tac|scp|rsync)\b[^\n|;&]{0,50}?(?:^|[\s/'"=@(])\.env(?:\.local|\.production|\.prod|\.staging)?(?![\w.-])|\b(?:send|upload|post|leak|dump|exfiltrate|paste|give|show) (?:me |us )?(?:the |your |our |my )?(?:contents? of )?(?:the |your )?\.env(?:\.local|\.production|\.prod)?\b(?![.-])/,
+    ),
+  },
+
+  // ── exfiltration ────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'exfil.http-upload-remote',
+    category: 'exfiltration',
+    description:
+      'An HTTP client uploads a file, command output or secret variable, and an HTTP client addresses a host that is not local.',
+    source:
+      'MITRE ATT&CK T1048 Exfiltration Over Alternative Protocol and T1567 Exfiltration Over Web Service; GTFOBins curl/wget "File upload"; PayloadsAllTheThings "Prompt Injection" (curl to a VPS)',
+    test: all(
+      ['clean'],
+      new RegExp(`${NET_CLIENT}[^\\n]{0,240}?${UPLOADS_LOCAL}`),
+      new RegExp(`${NET_CLIENT}[^\\n]{0,240}?(?:https?|ftp)://(?!${LOCAL_HOST})`),
+    ),
+  },
+  {
+    id: 'exfil.pipe-to-network',
+    category: 'exfiltration',
+    description:
+      'Pipes or redirects data into a network client (`| nc`, `| curl https://…`, `/dev/tcp`), or opens a reverse shell.',
+    source:
+      'MITRE ATT&CK T1048 and T1059.004; GTFOBins (nc, socat, bash /dev/tcp); PayloadsAllTheThings "Reverse Shell Cheatsheet"',
+    test: p(
+      ['folded'],
+      new RegExp(
+        `\\| ?(?:nc|ncat|netcat|socat|telnet|openssl s_client)\\b|\\| ?(?:curl|wget|xh|http)\\b[^\\n|]{0,200}?(?:https?|ftp)://(?!${LOCAL_HOST.toLowerCase()})|/dev/(?:tcp|udp)/|\\b(?:nc|ncat|netcat)\\b[^\\n]{0,60}? -[a-z]*[ec]\\b|\\b(?:nc|ncat|netcat|socat|telnet)\\b [^\\n|]{0,80}?<|\\bmkfifo\\b[^\\n]{0,80}?\\b(?:nc|ncat|sh|bash)\\b|\\bsocat\\b[^\\n]{0,80}?exec:|\\bpowershell\\b[^\\n]{0,80}?(?:net\\.sockets\\.tcpclient|downloadstring|iex)`,
+      ),
+    ),
+  },
+  {
+    id: 'exfil.dns-substitution',
+    category: 'exfiltration',
+    description:
+      'A DNS lookup or host name built from command output or variables (`nslookup $(whoami).x.com`).',
+    source:
+      'MITRE ATT&CK T1071.004 Application Layer Protocol: DNS and T1048.003; PayloadsAllTheThings "Command Injection" (DNS-based data exfiltration)',
+    test: p(
+      ['folded'],
+      /\b(?:nslookup|dig|host|ping|drill|resolvectl|traceroute|kdig|delv|curl|wget) [^\n=]{0,120}?(?:\$\(|`(?:whoami|hostname|id|cat|env|printenv|uname|pwd|ls|base64|head|echo|xxd|tr)\b|\$\{?[a-z_][a-z0-9_]*\}?\.[a-z0-9-]{1,63}\.[a-z]{2,})|\$\([^)\n]{1,120}\)\.[a-z0-9-]{1,63}\.[a-z]{2,}|`(?:whoami|hostname|id|cat|env|printenv|uname|pwd|ls|base64|head|echo|xxd|tr)\b[^`\n]{0,80}`\.[a-z0-9-]{1,63}\.[a-z]{2,}/,
+    ),
+  },
+  {
+    id: 'exfil.oob-endpoint',
+    category: 'exfiltration',
+    description:
+      'Names an out-of-band collector, request bin or anonymous upload service used to receive stolen data.',
+    source:
+      'PortSwigger Burp Collaborator and ProjectDiscovery interactsh documentation (OAST); MITRE ATT&CK T1567 Exfiltration Over Web Service',
+    test: p(
+      ['folded'],
+      /\b(?:webhook\.site|requestbin\.\w+|pipedream\.net|burpcollaborator\.net|oastify\.com|oast\.(?:pro|live|site|online|fun|me)|interact\.sh|interactsh|canarytokens\.com|dnslog\.cn|ceye\.io|requestcatcher\.com|beeceptor\.com|hookbin\.com|postb\.in|transfer\.sh|0x0\.st|file\.io|paste(?:bin\.com|\.ee)|hastebin\.com|ghostbin)\b/,
+    ),
+  },
+  {
+    id: 'exfil.send-data-out',
+    category: 'exfiltration',
+    description:
+      'Asks the agent to send secrets, source or the conversation to an outside address, to append data to a URL, or to render a markdown image whose URL carries data.',
+    source:
+      'PayloadsAllTheThings "Prompt Injection" (cross plugin request forgery: URL encode and append); Embrace The Red 2023 "Data exfiltration via markdown image injection"; OWASP LLM01:2025 (exfiltration scenario)',
+    test: p(
+      ['folded'],
+      /\bexfiltrat|\b(?:send|post|upload|forward|transmit|leak|email|mail|beacon|ship|copy|push|sync|pipe|submit) (?:the |all |your |these |its |this |every |my |our )?(?:[\w.-]{1,30} ){0,2}?(?:secrets?|keys?|tokens?|credentials|env(?:ironment)?(?: variables| vars)?|conversation|chat(?: history| log)?|history|source(?: code)?|code ?base|repo(?:sitory)?|passwords?|ssh keys?|database|db dump|workspace|home directory|system prompt) (?:to|into|via|at|over to) (?:(?:my|this|that|an?|the|the following|following) )?(?:external|remote|attacker|personal|private|third-party|own)? ?(?:https?:\/\/|ftp:\/\/|server|endpoint|url|host|domain|address|e-?mail|ip|webhook|pastebin|gist|bucket|collector|listener|inbox|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[a-z0-9-]+\.(?:com|net|org|io|xyz|ru|cn|tk|top|site|app|dev|me|cc)\b)|\b(?:append|attach|concatenate|add|put|insert) (?:it|them|this|the (?:result|output|data|contents?|summary|answer|secret|key|token|password|encoded \w+|base64 \w+)) (?:to|as|into|in) (?:the |this |a |an )?(?:end of (?:the |this )?)?(?:url|link|query string|query parameter|image (?:url|src|link)|request path|subdomain)|!\[[^\]\n]{0,80}\]\(https?:\/\/[^)\s]{0,200}?(?:\{|\[|<|%s|\$)/,
+    ),
+  },
+
+  // ── encoded_payload ─────────────────────────────────────────────────────────────────────────
+  {
+    id: 'encoded.base64-long',
+    category: 'encoded_payload',
+    description: `A base64 run of ${SCREEN_LIMITS.base64Run}+ characters mixing upper case, lower case and digits.`,
+    source:
+      'OWASP LLM01:2025 (payload splitting and encoding); Wei et al. 2023 "Jailbroken" (base64 attacks); promptfoo base64 strategy',
+    test: s('base64Run', SCREEN_LIMITS.base64Run),
+  },
+  {
+    id: 'encoded.hex-long',
+    category: 'encoded_payload',
+    description: `A hexadecimal run of ${SCREEN_LIMITS.hexRun}+ digits (longer than any common digest).`,
+    source:
+      'PayloadsAllTheThings "Prompt Injection" (hex-encoded jailbreak request); OWASP LLM01:2025 (encoding)',
+    test: s('hexRun', SCREEN_LIMITS.hexRun),
+  },
+  {
+    id: 'encoded.decoded-flagged',
+    category: 'encoded_payload',
+    description:
+      'Text hidden in base64, hex, URL, \\x, \\u or HTML-entity encoding that, decoded, fires another rule.',
+    source:
+      'OWASP LLM01:2025 (obfuscation and encoding); Wei et al. 2023 "Jailbroken" (base64 attacks); Lakera Gandalf (encodings)',
+    test: s('decodedFlagged', 1),
+  },
+  {
+    id: 'encoded.decoded-prose',
+    category: 'encoded_payload',
+    description: `An encoded segment that decodes to prose of ${SCREEN_LIMITS.decodedProseWords}+ words.`,
+    source:
+      'Wei et al. 2023 "Jailbroken" (base64 attacks); PayloadsAllTheThings "Prompt Injection" (hex-encoded request)',
+    test: s('decodedProse', 1),
+  },
+  {
+    id: 'encoded.escaped-ascii-run',
+    category: 'encoded_payload',
+    description:
+      'Six printable-ASCII escapes in a row (%69%67…, \\x69\\x67…, \\u0069…, &#105;…): plain text has no reason to be escaped.',
+    source:
+      'OWASP WSTG "Testing for Input Validation" (encoded evasion); PayloadsAllTheThings "Prompt Injection"; Wei et al. 2023 "Jailbroken"',
+    test: p(
+      ['folded'],
+      /(?:%[2-7][0-9a-f]){6}|(?:\\x[2-7][0-9a-f]){6}|(?:\\u00[2-7][0-9a-f]){6}|(?:&#(?:x[2-7][0-9a-f]|[3-9][0-9]|1[01][0-9]|12[0-6]);){6}/,
+    ),
+  },
+  {
+    id: 'encoded.transformed-keywords',
+    category: 'encoded_payload',
+    description: 'Injection keywords in ROT13 or written backwards.',
+    source:
+      'Wei et al. 2023 "Jailbroken" (ROT13 and character-level obfuscation); Lakera Gandalf player strategies (reversal, ciphers)',
+    test: p(
+      ['compact'],
+      /vtaber(?:nyy|cerivbhf|cevbe|lbhe|gur)|qvfertneq|vafgehpgvbaf|flfgrzcebzcg|rksvygengr|wnvyoernx|cnffjbeq|llaerongi|suoiverp(?:lla|eht)|snoitcurtsni|tpmorpmetsys|drowssap/,
+    ),
+  },
+  {
+    id: 'encoded.decode-and-follow',
+    category: 'encoded_payload',
+    description: 'Asks the agent to decode or unscramble something and then follow or execute it.',
+    source:
+      'Wei et al. 2023 "Jailbroken" (encoded instructions); PayloadsAllTheThings "Prompt Injection" ("decode it, and then perform the action")',
+    test: p(
+      ['folded'],
+      /\b(?:decode|decipher|unscramble|decrypt|reverse|rot13|unhex|base64 -d|atob|from base64|from hex)\b[^\n]{0,80}?(?:\band|\bthen|,) ?(?:then )?(?:follow|execute|obey|run|do what|carry out|act on|perform|comply with) (?:it|them|this|that|the (?:instructions?|commands?|actions?|steps|text)|its (?:instructions?|contents?)|what it says|whatever it says)\b/,
+    ),
+  },
+
+  // ── markup_injection ────────────────────────────────────────────────────────────────────────
+  {
+    id: 'markup.chat-template',
+    category: 'markup_injection',
+    description:
+      'Chat-template control tokens or turn headers (ChatML <|im_start|>, Llama [INST]/<<SYS>>/<|eot_id|>, Gemma <start_of_turn>, "### Instruction:", "User: … Assistant:").',
+    source:
+      'OpenAI ChatML (openai-python chatml.md); Meta Llama 2 and Llama 3 prompt formats; Google Gemma formatting; Hugging Face "Chat templates"; OWASP LLM01:2025',
+    test: p(
+      ['folded'],
+      /<\|[a-z_]{2,40}\|>|<\|(?:im_start|im_end|endoftext|system|user|assistant)|\[\/?inst\]|<<\/?sys>>|<\/?(?:start|end)_of_(?:turn|text)>|\[\/?(?:system_prompt|tool_calls|available_tools|tool_results)\]|(?:^|\n)#{2,4} ?(?:instruction|system|response|system prompt) ?:|(?:^|\n)(?:human|user) ?: [^\n]{1,400}\n(?:assistant|ai) ?:|<\/?(?:bos|eos)>|<\|?begin_of_text\|?>/,
+    ),
+  },
+  {
+    id: 'markup.role-tags',
+    category: 'markup_injection',
+    description:
+      'System/assistant/tool-call tags or role headers in user text ([SYSTEM], <system>, <tool_call>, "Assistant: Sure, …").',
+    source:
+      'Anthropic and OpenAI tool-use formats; NousResearch Hermes function calling (<tool_call>); promptfoo "Jailbreaking vs prompt injection" ([SYSTEM] override); OWASP LLM01:2025',
+    test: p(
+      ['folded'],
+      /<\/?(?:system|system[-_]?prompt|system[-_]?message|sys|assistant|developer|developer[-_]message|instructions|admin[-_]instructions|tool[-_]call|tool[-_]calls|tool[-_]use|tool[-_]result|function[-_]call|function[-_]calls|function[-_]results|im_start|antml:[a-z_]{1,30})(?: [^>\n]{0,60})?>|<(?:invoke|parameter) name=|\[(?:system|sys|admin|developer|system override|system message|system note|system prompt|assistant|instructions?|new instructions|important instructions)\]|(?:^|\n)(?:system|assistant|developer) ?(?:prompt|message|note|override)? ?: ?(?:you |ignore|disregard|from now|new instructions|sure|certainly|of course|okay|ok,|understood|as an ai|i will|i'll|here is|here are|the user has)|"role" ?: ?"(?:system|developer)" ?, ?"content" ?: ?"[^"\n]{0,80}?(?:ignore|disregard|you are now|new instructions|reveal|secret)/,
+    ),
+  },
+
+  // ── obfuscation ─────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'obfuscation.bidi-control',
+    category: 'obfuscation',
+    description: 'Bidirectional embedding, override or isolate controls (U+202A–202E, U+2066–2069).',
+    source:
+      'CVE-2021-42574 "Trojan Source" (Boucher & Anderson 2021); Unicode UAX #9; Unicode TR36 Unicode Security Considerations',
+    test: s('bidi', 1),
+  },
+  {
+    id: 'obfuscation.tag-characters',
+    category: 'obfuscation',
+    description:
+      'Unicode tag characters (U+E0000–E007F) outside an emoji flag: invisible ASCII smuggled to the model.',
+    source:
+      'Unicode UTS #51 (emoji tag sequences); Embrace The Red 2024 "ASCII Smuggler"; Riley Goodside 2024 (invisible prompt injection with tag characters)',
+    test: s('tags', 1),
+  },
+  {
+    id: 'obfuscation.invisible-in-word',
+    category: 'obfuscation',
+    description:
+      'A zero-width or other invisible character inside a Latin word (splits a keyword so it does not match).',
+    source:
+      'Unicode TR36 Unicode Security Considerations (invisible characters); UTS #39 (default-ignorable code points); PromptShield invisible-character detector',
+    test: s('invisibleInWord', 1),
+  },
+  {
+    id: 'obfuscation.invisible-run',
+    category: 'obfuscation',
+    description:
+      'Four or more zero-width or invisible format characters (zero-width steganography, smuggling).',
+    source:
+      'Unicode TR36 Unicode Security Considerations; zero-width steganography (e.g. the StegCloak technique)',
+    test: s('invisible', 4),
+  },
+  {
+    id: 'obfuscation.control-characters',
+    category: 'obfuscation',
+    description:
+      'C0/C1 control characters other than tab and line breaks (terminal escapes, backspace overwrites).',
+    source:
+      'Embrace The Red 2024 "Terminal DiLLMa" (ANSI escapes via prompt injection); CWE-150 Improper Neutralization of Escape, Meta, or Control Sequences',
+    test: s('control', 1),
+  },
+  {
+    id: 'obfuscation.mixed-script-word',
+    category: 'obfuscation',
+    description:
+      'A word mixing Latin letters with Cyrillic, Greek or other look-alikes (homoglyph spoofing).',
+    source:
+      'Unicode UTS #39 Unicode Security Mechanisms (mixed-script detection, confusables.txt); Unicode TR36 (visual spoofing)',
+    test: s('spoofedWords', 1),
+  },
+  {
+    id: 'obfuscation.spaced-letters',
+    category: 'obfuscation',
+    description: 'Eight or more single letters separated by spaces or punctuation ("i g n o r e a l l").',
+    source:
+      'Wei et al. 2023 "Jailbroken" (character-level obfuscation); Lakera Gandalf player strategies (spacing, splitting)',
+    test: p(['folded'], /(?:^|[^\p{L}\p{N}])(?:\p{L}[ .\-_*/|+~,]){7}\p{L}(?![\p{L}\p{N}])/u),
+  },
+
+  // ── oversized ───────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'oversized.length',
+    category: 'oversized',
+    description: `An input longer than ${SCREEN_LIMITS.maxLength} characters.`,
+    source: 'OWASP LLM10:2025 Unbounded Consumption; OWASP LLM01:2025 (instructions hidden in long context)',
+    test: s('length', SCREEN_LIMITS.maxLength + 1),
+  },
+]
