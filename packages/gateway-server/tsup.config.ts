@@ -1,4 +1,6 @@
 import { defineConfig } from 'tsup'
 import { packageBuild } from '../../tsup.base.ts'
 
-export default defineConfig(packageBuild())
+// Two entries: the gateway, and its configuration at `./config` (zod only: the CLI loads it for
+// every command, without the MCP SDK).
+export default defineConfig(packageBuild({ entry: ['src/index.ts', 'src/config.ts'] }))

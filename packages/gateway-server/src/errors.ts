@@ -16,6 +16,8 @@ export type GatewayErrorCode =
   | 'rate_limited'
   | 'internal'
 
+const marker = Symbol.for('sallyport.gateway-server.GatewayError')
+
 /**
  * A failure a tool reports to its caller as an MCP tool result with `isError: true` and the body
  * `{ error: { code, message } }`. Messages are fixed per situation and never carry a handle,
@@ -23,17 +25,23 @@ export type GatewayErrorCode =
  */
 export class GatewayError extends Error {
   readonly code: GatewayErrorCode
-  constructor(code: GatewayErrorCode, message: string, options?: { cause?: unknown }) {
+  // Read by isInstance through `in`, which works across copies of this package (Symbol.for).
+  readonly [marker] = true
+  /** Extra fixed fields of the error body (the moderation category); never client input. */
+  readonly details: Readonly<Record<string, string>> | undefined
+  constructor(
+    code: GatewayErrorCode,
+    message: string,
+    options?: { cause?: unknown; details?: Record<string, string> },
+  ) {
     super(message, options)
     this.name = 'GatewayError'
     this.code = code
+    this.details = options?.details
   }
 
+  /** True for a `GatewayError`, also one created by another copy of this package. */
   static isInstance(value: unknown): value is GatewayError {
-    return (
-      value instanceof Error &&
-      value.name === 'GatewayError' &&
-      typeof (value as GatewayError).code === 'string'
-    )
+    return typeof value === 'object' && value !== null && marker in value && value instanceof Error
   }
 }

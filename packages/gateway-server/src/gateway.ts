@@ -1,22 +1,26 @@
 import { randomBytes } from 'node:crypto'
-import { createHandleCodec, createOwnershipSigner, type HandleKind } from '@agentgate/handles'
-import { createWorkspaceGuard, type WorkspaceGuard } from '@agentgate/workspace-guard'
 import { createMcpHandler } from '@modelcontextprotocol/server'
+import { createHandleCodec, createOwnershipSigner, type HandleKind } from '@sallyport/handles'
+import { createUpstreamClient } from '@sallyport/upstream-client'
+import { createWorkspaceGuard, type WorkspaceGuard } from '@sallyport/workspace-guard'
+import { type GatewayLimits, type OAuthOptions, parseAllowedOrigins } from './config.js'
 import { createApp, type GatewayApp } from './http/app.js'
-import { parseAllowedOrigins } from './http/cors.js'
+import { createCredentialLimiter, resolveLimits } from './http/limits.js'
 import { listen, type RunningServer } from './http/listen.js'
-import { createOAuthVerifier, type OAuthOptions } from './http/oauth.js'
+import { createOAuthVerifier } from './http/oauth.js'
 import { createLogger, type Logger } from './logger.js'
 import { createServerFactory } from './mcp/server-factory.js'
+import { createModerationScreening } from './moderation/moderation-screening.js'
+import { createModerator, type Moderator } from './moderation/moderator.js'
 import type { KeyResolverLike } from './principal.js'
 import { createRedactor } from './redact.js'
 import type { RuntimePort } from './runtime/port.js'
-import { passThroughScreening, type ScreeningHook } from './screening.js'
+import type { ScreeningHook } from './screening.js'
 
 export const GATEWAY_VERSION = '0.1.0'
 
 export interface GatewayOptions {
-  /** Resolves bearer keys (and mapped OAuth subjects) to principals: `@agentgate/credentials`' resolver. */
+  /** Resolves bearer keys (and mapped OAuth subjects) to principals: `@sallyport/credentials`' resolver. */
   keys: KeyResolverLike
   /** The file-backed handle secret (at least 32 bytes). */
   handleSecret: Uint8Array
@@ -35,31 +39,70 @@ export interface GatewayOptions {
   allowedOrigins?: string | readonly string[]
   /** Optional OAuth resource-server settings. */
   oauth?: OAuthOptions
-  /** Screening of messages, answers and permission messages. Default: pass-through. */
+  /**
+   * The moderator runtime: what the local screen escalates is classified there. Without it every
+   * escalated input is blocked (`moderator_unavailable`); ordinary input still flows.
+   */
+  moderator?: ModeratorConnection | Moderator
+  /** Replaces the whole screening (tests). Default: the local screen, then the moderator. */
   screening?: ScreeningHook
   logger?: Logger
   now?: () => number
   handleLifetimesMs?: Partial<Record<HandleKind, number>>
-  /** Largest accepted request body. Default 4 MiB. */
+  /** Largest accepted request body. Default 4 MiB. Same as `limits.maxRequestBodyBytes`. */
   maxRequestBodyBytes?: number
+  /** Connection and per-credential limits (`GatewayLimits`); each has a default. */
+  limits?: Partial<GatewayLimits>
 }
 
-/** `/health`: ok while the agent runtime answers; checked at most every 2 s, so probes cost nothing. */
+/** How the gateway reaches the moderator runtime. */
+export interface ModeratorConnection {
+  /** e.g. `http://127.0.0.1:4097` */
+  url: string
+  username?: string
+  password: string
+  /** The moderator runtime's working directory (pinned on every request). */
+  directory: string
+  /** `provider/model`; default the runtime's `small_model`, else its `model`. */
+  model?: string
+  /** Per-input deadline (queue wait included). Default 20 000 ms. */
+  deadlineMs?: number
+  /** Classifications at once. Default 2. */
+  concurrency?: number
+  /** Inputs waiting beyond those; more are answered `moderator_unavailable`. Default 32. */
+  queueLimit?: number
+}
+
+/**
+ * `/health`: ok while the agent runtime answers; checked at most every 2 s, so probes cost
+ * nothing. Also says whether the moderator answers (without it, suspicious input is blocked).
+ */
 function runtimeHealth(
   runtime: RuntimePort,
+  moderator: Moderator | undefined,
   now: () => number,
-): () => Promise<{ ok: boolean; runtime: 'ok' | 'unavailable' }> {
+): () => Promise<{ ok: boolean; runtime: 'ok' | 'unavailable'; moderator: 'ok' | 'unavailable' }> {
   let checkedAt = Number.NEGATIVE_INFINITY
-  let last: Promise<boolean> = Promise.resolve(false)
+  let last: Promise<[boolean, boolean]> = Promise.resolve([false, false])
   return async () => {
     if (now() - checkedAt >= 2000) {
       checkedAt = now()
-      last = runtime.healthy().catch(() => false)
+      last = Promise.all([
+        runtime.healthy().catch(() => false),
+        moderator ? moderator.reachable().catch(() => false) : Promise.resolve(false),
+      ])
     }
-    const healthy = await last
-    return { ok: healthy, runtime: healthy ? 'ok' : 'unavailable' }
+    const [healthy, moderated] = await last
+    return {
+      ok: healthy,
+      runtime: healthy ? 'ok' : 'unavailable',
+      moderator: moderated ? 'ok' : 'unavailable',
+    }
   }
 }
+
+const isModerator = (value: ModeratorConnection | Moderator): value is Moderator =>
+  typeof (value as Moderator).classify === 'function'
 
 export interface Gateway extends GatewayApp {
   /** Starts serving on `node:http`; port 0 picks a free port. */
@@ -76,9 +119,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     throw new TypeError('createGateway: keys resolver is required')
   if (!options.runtime) throw new TypeError('createGateway: runtime is required')
   const logger = options.logger ?? createLogger()
-  const maxRequestBodyBytes = options.maxRequestBodyBytes ?? 4 * 1024 * 1024
-  if (!Number.isSafeInteger(maxRequestBodyBytes) || maxRequestBodyBytes < 1024)
-    throw new RangeError('maxRequestBodyBytes must be ≥ 1024')
+  const limits = resolveLimits({
+    ...(options.maxRequestBodyBytes !== undefined && { maxRequestBodyBytes: options.maxRequestBodyBytes }),
+    ...options.limits,
+  })
+  const { maxRequestBodyBytes } = limits
   const codec = createHandleCodec({
     secret: options.handleSecret,
     ...(options.handleLifetimesMs && { lifetimesMs: options.handleLifetimesMs }),
@@ -93,13 +138,35 @@ export function createGateway(options: GatewayOptions): Gateway {
     options.workspaceRoot !== undefined ? { workspaceRoot: options.workspaceRoot } : {},
   )
   const oauth = options.oauth ? createOAuthVerifier(options.oauth) : undefined
+  const moderatorClient =
+    options.moderator && !isModerator(options.moderator)
+      ? createUpstreamClient({
+          baseUrl: options.moderator.url,
+          ...(options.moderator.username !== undefined && { username: options.moderator.username }),
+          password: options.moderator.password,
+          directory: options.moderator.directory,
+        })
+      : undefined
+  const given = options.moderator
+  const moderator =
+    given === undefined
+      ? undefined
+      : isModerator(given)
+        ? given
+        : createModerator({
+            client: moderatorClient as NonNullable<typeof moderatorClient>,
+            ...(given.model !== undefined && { model: given.model }),
+            ...(given.deadlineMs !== undefined && { deadlineMs: given.deadlineMs }),
+            ...(given.concurrency !== undefined && { concurrency: given.concurrency }),
+            ...(given.queueLimit !== undefined && { queueLimit: given.queueLimit }),
+          })
   const allowedOrigins = parseAllowedOrigins(options.allowedOrigins)
   const factory = createServerFactory({
     codec,
     signer,
     runtime: options.runtime,
     guard,
-    screening: options.screening ?? passThroughScreening,
+    screening: options.screening ?? createModerationScreening(moderator),
     redactor,
     logger,
     version: GATEWAY_VERSION,
@@ -119,14 +186,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     allowedOrigins,
     mcp,
     logger,
-    health: runtimeHealth(options.runtime, options.now ?? Date.now),
+    health: runtimeHealth(options.runtime, moderator, options.now ?? Date.now),
     newRequestId: () => randomBytes(8).toString('hex'),
+    limiter: createCredentialLimiter(limits),
+    maxBatch: limits.maxBatch,
+    maxRequestBodyBytes,
   })
   const servers = new Set<RunningServer>()
   return {
     fetch: app.fetch,
+    handle: app.handle,
     async listen(at = {}) {
-      const server = await listen(app, { ...at, maxRequestBodyBytes, onError })
+      const server = await listen(app, { ...at, limits, onError })
       servers.add(server)
       logger.info({ event: 'listening', url: server.url }, 'gateway listening')
       return server
@@ -135,6 +206,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       await Promise.all([...servers].map((s) => s.close()))
       servers.clear()
       await mcp.close()
+      // Deletes the moderation sessions still in flight (none outlives the gateway).
+      await moderator?.close()
+      moderatorClient?.close()
       options.runtime.close?.()
     },
   }

@@ -11,7 +11,7 @@ export function createLogger(options: { level?: string; destination?: NodeJS.Wri
   return pino(
     {
       level: options.level ?? 'info',
-      base: { service: 'agentgate-gateway' },
+      base: { service: 'sallyport-gateway' },
       redact: {
         paths: ['authorization', 'key', 'token', 'password', 'handle', '*.authorization', '*.key', '*.token'],
         censor: '[redacted]',
@@ -20,12 +20,4 @@ export function createLogger(options: { level?: string; destination?: NodeJS.Wri
     },
     options.destination as pino.DestinationStream | undefined,
   )
-}
-
-/** What one `/mcp` exchange records for its audit line; tool wrappers fill in the tool fields. */
-export interface AuditRecord {
-  rpcMethod?: string
-  tool?: string
-  toolOutcome?: 'ok' | 'error'
-  errorCode?: string
 }

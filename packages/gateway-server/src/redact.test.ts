@@ -1,7 +1,7 @@
-import { newMessageId } from '@agentgate/upstream-client'
+import { newMessageId } from '@sallyport/upstream-client'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createRedactor, OUTSIDE_WORKSPACE, REDACTED_ID } from './redact.js'
+import { createRedactor, OUTSIDE_WORKSPACE, REDACTED_ID, redactIds } from './redact.js'
 
 const ROOT = '/srv/stack/workspace'
 // The runtime may report the canonical path of a symlinked root instead.
@@ -318,5 +318,14 @@ describe('createRedactor: excerpt', () => {
     expect(redactor.excerpt(`${ROOT}/a.ts`, 500)).toBe('a.ts')
     expect(redactor.excerpt('abc', 3)).toBe('abc')
     expect(redactor.excerpt('abcd', 3)).toBe('ab…')
+  })
+})
+
+describe('redactIds: ids only (the runtime log lines that up passes on)', () => {
+  it('replaces every id and leaves paths alone', () => {
+    const line = `INFO service=session session.id=${ID} messageID=msg_0123456789abABCDEFGHIJKLMN path=/srv/stack/x`
+    expect(redactIds(line)).toBe(
+      `INFO service=session session.id=${REDACTED_ID} messageID=${REDACTED_ID} path=/srv/stack/x`,
+    )
   })
 })

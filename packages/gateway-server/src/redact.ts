@@ -53,6 +53,14 @@ export const REDACTED_ID = '[id]'
 const ID_PREFIXES = ['ses', 'msg', 'prt', 'per', 'que', 'tool', 'usr', 'pty', 'wrk', 'job', 'evt']
 const ID = new RegExp(`(?:${ID_PREFIXES.join('|')})_[0-9a-fA-F]{12}[0-9A-Za-z]{14}`, 'g')
 
+/**
+ * Rule 1 alone: every OpenCode id → `[id]`. For text that is not relayed to a client but must
+ * not carry upstream ids either (the runtime's own log lines that `sallyport up` passes on).
+ */
+export function redactIds(value: string): string {
+  return value.replace(ID, REDACTED_ID)
+}
+
 /** One path component character (rule 4). */
 const C = String.raw`[^\s/\\"'\x60<>()[\]{}|;,:=&]`
 const COMPONENT_CHAR = new RegExp(C, 'u')

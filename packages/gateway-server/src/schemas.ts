@@ -1,3 +1,9 @@
+import {
+  DEFAULT_SEARCH_LIMIT,
+  MAX_PATH_LENGTH,
+  MAX_QUERY_LENGTH,
+  MAX_SEARCH_LIMIT,
+} from '@sallyport/workspace-guard'
 import { z } from 'zod'
 
 // Tool input and output schemas. Bounds are the spec's Limits table and DESIGN.md's tool surface.
@@ -52,18 +58,18 @@ export const SessionDeleteInput = z.object({ session: handle }).strict()
 export const WorkspaceSearchInput = z
   .object({
     mode: z.enum(['files', 'text', 'symbols']),
-    query: z.string().min(1).max(500),
+    query: z.string().min(1).max(MAX_QUERY_LENGTH),
     limit: z
       .number()
       .int()
       .min(1)
-      .max(100)
+      .max(MAX_SEARCH_LIMIT)
       .optional()
-      .describe('At most this many matches, 1-100 (default 20).'),
+      .describe(`At most this many matches, 1-${MAX_SEARCH_LIMIT} (default ${DEFAULT_SEARCH_LIMIT}).`),
   })
   .strict()
 export const WorkspaceReadInput = z
-  .object({ path: z.string().min(1).max(1024).describe('A path relative to the workspace root.') })
+  .object({ path: z.string().min(1).max(MAX_PATH_LENGTH).describe('A path relative to the workspace root.') })
   .strict()
 
 export const InteractionRespondInput = z
@@ -170,6 +176,8 @@ export type MessageView = z.infer<typeof MessageView>
 export const SessionList = z.object({ sessions: z.array(SessionSummary), nextCursor: z.string().optional() })
 export const SessionGet = z.object({
   session: SessionSummary,
+  /** The handle of the job the session is running, while it runs one. */
+  activeJob: z.string().optional(),
   messages: z.array(MessageView).optional(),
   diff: z.array(ChangedFile.extend({ patch: z.string().optional() })).optional(),
   todos: z.array(Todo).optional(),

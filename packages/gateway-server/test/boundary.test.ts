@@ -46,7 +46,8 @@ describe('paths', () => {
   it('answers GET /health with ok true while the runtime answers', async () => {
     const res = await gateway.fetch(new Request(`${BASE}/health`))
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ ok: true, runtime: 'ok' })
+    // No moderator configured: it is reported, and ordinary input still flows (ok is the runtime's).
+    expect(await res.json()).toEqual({ ok: true, runtime: 'ok', moderator: 'unavailable' })
   })
 
   it('answers /health with 503 and ok false when the runtime does not answer', async () => {
@@ -58,7 +59,7 @@ describe('paths', () => {
     })
     const res = await down.fetch(new Request(`${BASE}/health`))
     expect(res.status).toBe(503)
-    expect(await res.json()).toEqual({ ok: false, runtime: 'unavailable' })
+    expect(await res.json()).toEqual({ ok: false, runtime: 'unavailable', moderator: 'unavailable' })
     await down.close()
   })
 
@@ -107,7 +108,7 @@ describe('bearer authentication', () => {
   it.each(cases)('rejects a %s credential with 401 and a Bearer challenge', async (_, headers) => {
     const res = await gateway.fetch(rpc(`${BASE}/mcp`, listTools, headers()))
     expect(res.status).toBe(401)
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="agentgate"/)
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="sallyport"/)
     expect(await res.json()).toEqual({
       jsonrpc: '2.0',
       id: null,
@@ -135,7 +136,10 @@ describe('bearer authentication', () => {
 
   it('never logs the presented key', async () => {
     await gateway.fetch(rpc(`${BASE}/mcp`, listTools, { authorization: `Bearer ${creds.keys.full}zz` }))
-    await gateway.fetch(rpc(`${BASE}/mcp`, init, { authorization: `Bearer ${creds.keys.full}` }))
+    // The audit line is written once the answer's last byte has been read.
+    await (
+      await gateway.fetch(rpc(`${BASE}/mcp`, init, { authorization: `Bearer ${creds.keys.full}` }))
+    ).text()
     expect(logs.raw()).not.toContain(creds.keys.full)
     expect(logs.lines().some((l) => l.event === 'audit' && l.username === 'owner')).toBe(true)
   })

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { createCredentialStore, createKeyResolver, type KeyResolver } from '@agentgate/credentials'
+import { createCredentialStore, createKeyResolver, type KeyResolver } from '@sallyport/credentials'
 import { createLogger, type Logger } from '../src/logger.js'
 import type { RuntimePort } from '../src/runtime/port.js'
 
@@ -18,7 +18,7 @@ export interface Credentials {
 
 /** A real credential store in a temp dir with one credential per policy (and a second chat one). */
 export async function makeCredentials(): Promise<Credentials> {
-  const stateDir = await mkdtemp(join(tmpdir(), 'agentgate-gw-'))
+  const stateDir = await mkdtemp(join(tmpdir(), 'sallyport-gw-'))
   const store = createCredentialStore({ stateDir })
   const full = await store.add('owner', 'full')
   const read = await store.add('reader', 'read')

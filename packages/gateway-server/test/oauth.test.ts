@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
-import { createCredentialStore } from '@agentgate/credentials'
-import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
+import { createCredentialStore } from '@sallyport/credentials'
+import { CompactSign, createLocalJWKSet, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
 import { HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createOAuthVerifier, OAUTH_ALGORITHMS, verifyJwsSignature } from '../src/http/oauth.js'
+import { OAUTH_ALGORITHMS } from '../src/config.js'
+import { createOAuthVerifier, verifyJwsSignature } from '../src/http/oauth.js'
 import { createGateway, type Gateway } from '../src/index.js'
 import { type Credentials, makeCredentials, rpc, rpcBody, testSecret, unreachableRuntime } from './helpers.js'
 
@@ -35,18 +36,22 @@ async function token(
   claims: Record<string, unknown> = {},
   options: {
     exp?: number | null
+    /** `iat` as given (any JSON value); `null` leaves it out; absent means now. */
+    iat?: unknown
     iss?: string
     aud?: string
     sub?: string
     header?: Record<string, unknown>
   } = {},
 ): Promise<string> {
-  const jwt = new SignJWT({ scope: 'mcp:tools', ...claims })
+  const iat: Record<string, unknown> =
+    options.iat === undefined || options.iat === null ? {} : { iat: options.iat }
+  const jwt = new SignJWT({ scope: 'mcp:tools', ...claims, ...iat })
     .setProtectedHeader({ alg: signer.alg, kid: signer.kid, ...options.header })
     .setIssuer(options.iss ?? ISSUER)
     .setAudience(options.aud ?? RESOURCE)
     .setSubject(options.sub ?? 'user-123')
-    .setIssuedAt()
+  if (options.iat === undefined) jwt.setIssuedAt()
   if (options.exp !== null) jwt.setExpirationTime(options.exp ?? Math.floor(Date.now() / 1000) + 300)
   return jwt.sign(signer.privateKey)
 }
@@ -140,7 +145,39 @@ describe('JWT bearer tokens', () => {
     expect(await toolCount(await token(rsa, { scope: 'mcp:tools full admin', policy: 'full' }))).toBe(7)
   })
 
+  const now = (): number => Math.floor(Date.now() / 1000)
+
+  it('accepts an iat 10 s in the future (within the 30 s clock skew)', async () => {
+    expect(await toolCount(await token(rsa, {}, { iat: now() + 10 }))).toBe(7)
+  })
+
+  it('accepts a token without iat (the spec requires exp, not iat)', async () => {
+    expect(await toolCount(await token(rsa, {}, { iat: null }))).toBe(7)
+  })
+
   const rejected: Array<[string, () => Promise<string>]> = [
+    ['a token issued an hour in the future', () => token(rsa, {}, { iat: now() + 3600 })],
+    [
+      'a token issued a minute in the future (beyond the 30 s skew)',
+      () => token(rsa, {}, { iat: now() + 60 }),
+    ],
+    ['an iat that is a string', () => token(rsa, {}, { iat: String(now()) })],
+    ['an iat that is null', () => token(rsa, { iat: null }, { iat: null })],
+    [
+      'an iat of 1e400 (Infinity once parsed)',
+      async () => {
+        const claims = JSON.stringify({
+          iss: ISSUER,
+          aud: RESOURCE,
+          sub: 'user-123',
+          exp: now() + 300,
+          scope: 'mcp:tools',
+        }).replace(/}$/, ',"iat":1e400}')
+        return new CompactSign(new TextEncoder().encode(claims))
+          .setProtectedHeader({ alg: rsa.alg, kid: rsa.kid })
+          .sign(rsa.privateKey)
+      },
+    ],
     ['an unmapped subject', () => token(rsa, {}, { sub: 'nobody' })],
     ['another issuer', () => token(rsa, {}, { iss: 'https://evil.example.test' })],
     ['another audience', () => token(rsa, {}, { aud: 'https://other.example.test/mcp' })],

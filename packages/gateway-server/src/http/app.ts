@@ -1,12 +1,17 @@
-import type { McpHttpHandler } from '@modelcontextprotocol/server'
-import type { AuditRecord, Logger } from '../logger.js'
+import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server'
+import { toolsFor } from '@sallyport/policy'
+import { type BodyFailure, httpRefusal, jsonResponse as json, rateLimitedResponse } from '../error-mapping.js'
+import type { Logger } from '../logger.js'
 import type { KeyResolverLike, Principal } from '../principal.js'
+import { type AuditBook, auditBook, type OperationRecord, settleFromResponse } from './audit.js'
 import { authenticate } from './authenticate.js'
 import { applyCorsHeaders, checkOrigin, preflightResponse } from './cors.js'
+import type { CredentialLimiter } from './limits.js'
 import type { OAuthVerifier } from './oauth.js'
 
 export const MCP_PATH = '/mcp'
 const METADATA_PATH = '/.well-known/oauth-protected-resource'
+const MCP_METHODS = new Set(['GET', 'POST', 'DELETE', 'OPTIONS'])
 
 export interface AppOptions {
   resolver: KeyResolverLike
@@ -16,67 +21,172 @@ export interface AppOptions {
   logger: Logger
   health: () => Promise<Record<string, unknown> & { ok: boolean }>
   newRequestId: () => string
+  limiter: CredentialLimiter
+  maxBatch: number
+  maxRequestBodyBytes: number
 }
 
-/** Principal and audit record handed to the per-request MCP server factory through `authInfo.extra`. */
+/** Principal, audit records and limits handed to the per-request MCP server factory through `authInfo.extra`. */
 export interface RequestScope {
   principal: Principal
-  audit: AuditRecord
+  audit: AuditBook
+  limiter: CredentialLimiter
+}
+
+// Scopes this boundary made. Only those are ever read back: the accessor needs no cast, and
+// nothing else placed in `authInfo.extra` can pass for one.
+const issuedScopes = new WeakSet<object>()
+
+/** The `authInfo` the MCP handler gets for one authenticated request, carrying its scope. */
+function authInfoFor(scope: RequestScope): AuthInfo {
+  issuedScopes.add(scope)
+  return { token: 'redacted', clientId: scope.principal.username, scopes: [], extra: { scope } }
+}
+
+/**
+ * The scope of an MCP request, read back from the `authInfo` the HTTP boundary handed to the
+ * handler; `undefined` when there is none (a request that did not come through the boundary).
+ */
+export function requestScopeOf(authInfo: AuthInfo | undefined): RequestScope | undefined {
+  const scope = authInfo?.extra?.scope
+  return isRequestScope(scope) ? scope : undefined
+}
+
+function isRequestScope(value: unknown): value is RequestScope {
+  return typeof value === 'object' && value !== null && issuedScopes.has(value)
+}
+
+/** The request line and headers: all the boundary looks at before it reads a byte of the body. */
+export interface RequestHead {
+  method: string
+  url: URL
+  headers: Headers
+}
+
+/** Why a body could not be read; each has its own HTTP answer. */
+export class BodyError extends Error {
+  readonly code: BodyFailure
+  constructor(code: BodyFailure) {
+    super(`request body ${code}`)
+    this.name = 'BodyError'
+    this.code = code
+  }
 }
 
 /** A web-standard `fetch` handler for the whole HTTP boundary of the gateway. */
 export interface GatewayApp {
   fetch(request: Request): Promise<Response>
+  /**
+   * Serves one request in two steps: everything that can be decided from the head (path,
+   * method, Origin, credentials) is decided before `readBody` is called, so a refused request
+   * never has its body read. `readBody` is told whose body it reads (the credential's username),
+   * so bodies read at once can be capped per credential. `started` is when the head arrived
+   * (`performance.now()`).
+   */
+  handle(
+    head: RequestHead,
+    readBody: (owner: string) => Promise<Uint8Array>,
+    signal: AbortSignal,
+    started: number,
+  ): Promise<Response>
 }
 
-const json = (status: number, body: unknown, headers?: Record<string, string>): Response => {
-  const h = new Headers(headers)
-  h.set('Content-Type', 'application/json')
-  h.set('Cache-Control', 'no-store')
-  return new Response(JSON.stringify(body), { status, headers: h })
+/** How long a rate-limited answer is held back. */
+const TARPIT_MS = 1000
+
+/**
+ * Holds a rate-limited answer back for a second, so a client that ignores the retry hint and
+ * retries at once cannot turn refusals into a flood: a timer costs nothing, a refusal answered at
+ * once costs a request's worth of work every time. Resolves with the milliseconds held (less if
+ * the client went away), which the retry hint then leaves out.
+ */
+function tarpit(signal: AbortSignal): Promise<number> {
+  const start = performance.now()
+  if (signal.aborted) return Promise.resolve(0)
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve(performance.now() - start)
+    }
+    const timer = setTimeout(done, TARPIT_MS)
+    signal.addEventListener('abort', done, { once: true })
+  })
+}
+
+/** The request ids of a book's operations, for one 429 answer per request. */
+const requestIds = (book: AuditBook): unknown[] =>
+  book.operations.filter((o) => o.id !== undefined).map((o) => o.id)
+
+/** Reads a web `Request`'s body with the same size bound as the Node adapter. */
+async function readRequestBody(request: Request, max: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN)
+  if (declared > max) throw new BodyError('too_large')
+  if (!request.body) return new Uint8Array()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  const reader = request.body.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel().catch(() => {})
+      throw new BodyError('too_large')
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks)
 }
 
 /**
  * Builds the boundary: `GET /health`, the RFC 9728 metadata routes (only with OAuth), `/mcp`
- * (origin check → preflight → authentication → MCP), and 404 for every other path. The order
- * matters: a foreign `Origin` is refused before any credential is looked at.
+ * (method → origin → preflight → authentication → body → limits → MCP), and 404 for every other
+ * path. The order matters: a foreign `Origin` is refused before any credential is looked at, and
+ * nothing of the body is read before the credential is known.
  */
 export function createApp(options: AppOptions): GatewayApp {
-  const { resolver, oauth, allowedOrigins, mcp, logger } = options
+  const { resolver, oauth, allowedOrigins, mcp, logger, limiter } = options
   const metadata = oauth && {
     resource: oauth.options.resource,
     authorization_servers: [oauth.options.issuer],
     scopes_supported: oauth.options.scopes,
     bearer_methods_supported: ['header'],
-    resource_name: 'agentgate',
+    resource_name: 'sallyport',
   }
   const challenge = oauth
-    ? `Bearer realm="agentgate", resource_metadata="${new URL(METADATA_PATH + new URL(oauth.options.resource).pathname.replace(/\/$/, ''), oauth.options.resource).href}"`
-    : 'Bearer realm="agentgate"'
-  const unauthorized = (): Response =>
-    json(
-      401,
-      { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } },
-      { 'WWW-Authenticate': challenge },
-    )
+    ? `Bearer realm="sallyport", resource_metadata="${new URL(METADATA_PATH + new URL(oauth.options.resource).pathname.replace(/\/$/, ''), oauth.options.resource).href}"`
+    : 'Bearer realm="sallyport"'
 
-  async function serveMcp(request: Request, requestId: string, started: number): Promise<Response> {
-    const origin = checkOrigin(request.headers.get('Origin'), allowedOrigins)
-    if (!origin.ok) {
-      logger.warn(
-        { event: 'http', path: MCP_PATH, status: 403, reason: 'origin', requestId },
-        'origin denied',
-      )
-      return json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Origin not allowed' } })
+  async function serveMcp(
+    head: RequestHead,
+    readBody: (owner: string) => Promise<Uint8Array>,
+    signal: AbortSignal,
+    requestId: string,
+    started: number,
+  ): Promise<Response> {
+    const httpLog = (status: number, reason: string, message: string, level: 'warn' | 'info' = 'warn') =>
+      logger[level]({ event: 'http', path: MCP_PATH, status, reason, requestId }, message)
+    if (!MCP_METHODS.has(head.method)) {
+      httpLog(405, 'method', 'method not allowed', 'info')
+      return httpRefusal.methodNotAllowed([...MCP_METHODS].join(', '))
     }
-    if (request.method === 'OPTIONS' && origin.origin !== undefined)
-      return preflightResponse(request, origin.origin)
+    const origin = checkOrigin(head.headers.get('Origin'), allowedOrigins)
+    if (!origin.ok) {
+      httpLog(403, 'origin', 'origin denied')
+      return httpRefusal.originDenied()
+    }
+    if (head.method === 'OPTIONS') {
+      if (origin.origin !== undefined) return preflightResponse(head.headers, origin.origin)
+      // Not a CORS preflight: the methods of /mcp, as `Allow` says everywhere else.
+      return new Response(null, { status: 204, headers: { Allow: [...MCP_METHODS].join(', ') } })
+    }
     let auth: Awaited<ReturnType<typeof authenticate>>
     try {
-      auth = await authenticate(request.headers.get('Authorization'), resolver, oauth)
+      auth = await authenticate(head.headers.get('Authorization'), resolver, oauth)
     } catch (error) {
-      // The credential store could not be read at all (never a reason to let anyone in, and not
-      // the caller's fault either): 503, so clients retry and operators see it.
+      // The credential store could not be read at all (not the caller's fault): 503, so clients
+      // retry and operators see it.
       logger.error(
         {
           event: 'http',
@@ -88,89 +198,235 @@ export function createApp(options: AppOptions): GatewayApp {
         },
         'credential store unavailable',
       )
-      return json(
-        503,
-        { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Service unavailable' } },
-        { 'Retry-After': '5' },
-      )
+      return httpRefusal.credentialsUnavailable()
     }
-    let response: Response
-    const audit: AuditRecord = {}
     if (!auth.ok) {
-      response = unauthorized()
-      logger.warn(
-        { event: 'http', path: MCP_PATH, status: 401, reason: auth.reason, requestId },
-        'unauthorized',
-      )
-    } else {
-      const peek = await peekRpc(request)
-      audit.rpcMethod = peek.method
-      // The name the client asked for; a registered tool overwrites it with its own name.
-      audit.tool = peek.tool
-      const scope: RequestScope = { principal: auth.principal, audit }
-      response = await mcp.fetch(request, {
-        authInfo: { token: 'redacted', clientId: auth.principal.username, scopes: [], extra: { scope } },
-      })
-      const rejected = audit.rpcMethod === 'tools/call' && audit.toolOutcome === undefined
+      httpLog(401, auth.reason, 'unauthorized')
+      return withCors(httpRefusal.unauthorized(challenge, auth.reason), origin.origin, requestId)
+    }
+    const { principal } = auth
+    const audit = (book: AuditBook, status: number): void => {
+      const durationMs = Math.round(performance.now() - started)
+      const batch = book.operations.length
+      for (const op of book.operations) auditLine(op, status, durationMs, batch)
+    }
+    const auditLine = (op: OperationRecord, status: number, durationMs: number, batch: number): void => {
       logger.info(
         {
           event: 'audit',
           requestId,
-          username: auth.principal.username,
+          username: principal.username,
           auth: auth.method,
-          httpMethod: request.method,
-          rpcMethod: audit.rpcMethod,
-          tool: audit.tool,
-          // A tools/call the SDK refused before any tool of ours ran can only be an unknown (or
-          // hidden) tool; otherwise the tool's own outcome, or the HTTP status.
-          outcome: audit.toolOutcome ?? (response.status >= 400 || rejected ? 'error' : 'ok'),
-          errorCode: audit.errorCode ?? (rejected ? 'unknown_tool' : undefined),
-          status: response.status,
-          durationMs: Math.round(performance.now() - started),
+          httpMethod: head.method,
+          rpcMethod: op.rpcMethod,
+          tool: op.tool,
+          outcome: op.outcome,
+          errorCode: op.errorCode,
+          ...(op.screening && {
+            screening: op.screening.outcome,
+            screeningMs: op.screening.ms,
+            ...(op.screening.category !== undefined && { screeningCategory: op.screening.category }),
+          }),
+          status,
+          durationMs,
+          ...(batch > 1 && { batch }),
         },
         'mcp request',
       )
     }
-    const headers = new Headers(response.headers)
-    applyCorsHeaders(headers, origin.origin)
+    const refuse = (book: AuditBook, response: Response, errorCode: string): Response => {
+      for (const op of book.operations) {
+        op.outcome = 'refused'
+        op.errorCode = errorCode
+      }
+      audit(book, response.status)
+      return withCors(response, origin.origin, requestId)
+    }
+
+    let body: Uint8Array | undefined
+    let parsed: unknown
+    let messages: unknown[] | undefined
+    if (head.method === 'POST') {
+      try {
+        body = await readBody(principal.username)
+      } catch (error) {
+        const code = error instanceof BodyError ? error.code : 'aborted'
+        const answer =
+          code === 'busy_credential'
+            ? rateLimitedResponse(
+                [],
+                1000,
+                false,
+                limiter.tokenMs,
+                'Rate limited: too many requests of this credential are being received at once',
+              )
+            : httpRefusal.body(code, options.maxRequestBodyBytes)
+        return refuse(auditBook(undefined), answer, `body_${code}`)
+      }
+      try {
+        parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'))
+      } catch {
+        return refuse(auditBook(undefined), httpRefusal.parseError(), 'parse_error')
+      }
+      messages = Array.isArray(parsed) ? parsed : [parsed]
+      if (messages.length === 0)
+        return refuse(auditBook(undefined), httpRefusal.emptyBatch(), 'invalid_request')
+    }
+    const book = auditBook(messages)
+    if (messages && messages.length > options.maxBatch) {
+      // Refused batches still count against the rate, so a stream of them is limited too.
+      limiter.take(principal.username, options.maxBatch)
+      return refuse(book, httpRefusal.batchTooLarge(options.maxBatch), 'batch_too_large')
+    }
+    // The rate counts the operations that can reach the runtime or the workspace (tool calls,
+    // resource reads); protocol traffic (initialize, lists, ping, notifications) is not counted.
+    const costly = book.operations.filter(
+      (o) => o.rpcMethod === 'tools/call' || o.rpcMethod === 'resources/read',
+    )
+    const wait = costly.length === 0 ? undefined : limiter.take(principal.username, costly.length)
+    if (wait !== undefined) {
+      const held = await tarpit(signal)
+      return refuse(
+        book,
+        rateLimitedResponse(requestIds(book), wait - held, Array.isArray(parsed), limiter.tokenMs),
+        'rate_limited',
+      )
+    }
+    // A tools/call of a tool this credential does not have is refused by the SDK; say which.
+    const allowed = new Set<string>(toolsFor(principal.policy))
+    messages?.forEach((message, i) => {
+      const op = book.operations[i] as OperationRecord
+      const name = (message as { params?: { name?: unknown } } | null)?.params?.name
+      if (op.rpcMethod === 'tools/call' && !(typeof name === 'string' && allowed.has(name)))
+        op.errorCode = 'unknown_tool'
+    })
+    const scope: RequestScope = { principal, audit: book, limiter }
+    const request = new Request(head.url, {
+      method: head.method,
+      headers: head.headers,
+      signal,
+      ...(body !== undefined && { body: body as Uint8Array<ArrayBuffer> }),
+    })
+    let response: Response
+    try {
+      response = await mcp.fetch(request, {
+        authInfo: authInfoFor(scope),
+        ...(parsed !== undefined && { parsedBody: parsed }),
+      })
+    } catch (error) {
+      logger.error({ event: 'mcp_error', errorName: (error as Error).name, requestId }, 'mcp handler error')
+      return refuse(book, httpRefusal.internal(), 'internal')
+    }
+    const contentType = response.headers.get('content-type') ?? ''
+    const finish = (text: string | undefined, complete: boolean): void => {
+      settleFromResponse(book, text, contentType, response.status, complete)
+      audit(book, response.status)
+    }
+    return withCors(observeBody(response, book, finish), origin.origin, requestId)
+  }
+
+  const withCors = (response: Response, origin: string | undefined, requestId: string): Response => {
+    // Copied entry by entry: a Headers object handed to another Headers or Response constructor
+    // loses its entries when a test library has replaced the global Response (msw).
+    const headers = new Headers([...response.headers])
+    applyCorsHeaders(headers, origin)
     headers.set('X-Request-Id', requestId)
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
   }
 
+  async function handle(
+    head: RequestHead,
+    readBody: (owner: string) => Promise<Uint8Array>,
+    signal: AbortSignal,
+    started: number,
+  ): Promise<Response> {
+    const requestId = options.newRequestId()
+    const { pathname } = head.url
+    if (pathname === MCP_PATH) return serveMcp(head, readBody, signal, requestId, started)
+    if (pathname === '/health') {
+      if (head.method !== 'GET' && head.method !== 'HEAD')
+        return json(405, { error: 'method not allowed' }, { Allow: 'GET, HEAD' })
+      const health = await options.health()
+      return json(health.ok ? 200 : 503, health)
+    }
+    if (metadata && (pathname === METADATA_PATH || pathname === `${METADATA_PATH}${MCP_PATH}`)) {
+      // Public discovery document: readable cross-origin regardless of the /mcp allowlist.
+      return json(200, metadata, { 'Access-Control-Allow-Origin': '*' })
+    }
+    return json(404, { error: 'not found' })
+  }
+
   return {
-    async fetch(request) {
-      const started = performance.now()
-      const requestId = options.newRequestId()
-      const { pathname } = new URL(request.url)
-      if (pathname === MCP_PATH) return serveMcp(request, requestId, started)
-      if (pathname === '/health') {
-        if (request.method !== 'GET' && request.method !== 'HEAD')
-          return json(405, { error: 'method not allowed' }, { Allow: 'GET, HEAD' })
-        const health = await options.health()
-        return json(health.ok ? 200 : 503, health)
-      }
-      if (metadata && (pathname === METADATA_PATH || pathname === `${METADATA_PATH}${MCP_PATH}`)) {
-        // Public discovery document: readable cross-origin regardless of the /mcp allowlist.
-        return json(200, metadata, { 'Access-Control-Allow-Origin': '*' })
-      }
-      return json(404, { error: 'not found' })
+    handle,
+    fetch(request) {
+      const head = { method: request.method, url: new URL(request.url), headers: request.headers }
+      return handle(
+        head,
+        () => readRequestBody(request, options.maxRequestBodyBytes),
+        request.signal,
+        performance.now(),
+      )
     },
   }
 }
 
-/** Reads the JSON-RPC method and tool name for the audit line without consuming the body. */
-async function peekRpc(request: Request): Promise<{ method?: string; tool?: string }> {
-  if (request.method !== 'POST') return {}
-  try {
-    const body: unknown = await request.clone().json()
-    const first = (Array.isArray(body) ? body[0] : body) as
-      | { method?: unknown; params?: { name?: unknown } }
-      | undefined
-    const safe = (v: unknown): string | undefined =>
-      typeof v === 'string' && /^[\w./-]{1,64}$/.test(v) ? v : undefined
-    const method = safe(first?.method)
-    return { method, tool: method === 'tools/call' ? safe(first?.params?.name) : undefined }
-  } catch {
-    return {}
+/** Bytes of a response kept for settling outcomes from its answers; beyond it, they are not. */
+const MAX_OBSERVED_BYTES = 8 * 1024 * 1024
+
+/**
+ * Passes the response body through unchanged and calls `finish` once: when its last chunk has
+ * been read (with the body text, for settling outcomes from the answers) or when the reader
+ * gave up (`complete` false). Only chunks read while some operation is still unsettled are
+ * kept: an answer a handler of ours produced was settled before it was written.
+ */
+function observeBody(
+  response: Response,
+  book: AuditBook,
+  finish: (text: string | undefined, complete: boolean) => void,
+): Response {
+  if (!response.body) {
+    finish(undefined, true)
+    return response
   }
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let kept = 0
+  let done = false
+  const end = (complete: boolean): void => {
+    if (done) return
+    done = true
+    finish(kept > 0 ? Buffer.concat(chunks).toString('utf8') : undefined, complete)
+    chunks.length = 0
+  }
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let next: Awaited<ReturnType<typeof reader.read>>
+      try {
+        next = await reader.read()
+      } catch (error) {
+        end(false)
+        controller.error(error)
+        return
+      }
+      if (next.done) {
+        controller.close()
+        end(true)
+        return
+      }
+      if (kept < MAX_OBSERVED_BYTES && book.operations.some((o) => o.outcome === undefined)) {
+        chunks.push(next.value)
+        kept += next.value.byteLength
+      }
+      controller.enqueue(next.value)
+    },
+    cancel(reason) {
+      end(false)
+      return reader.cancel(reason)
+    },
+  })
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: [...response.headers],
+  })
 }

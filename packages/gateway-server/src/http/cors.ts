@@ -19,35 +19,6 @@ const PARAM_HEADER = /^mcp-param-[a-z0-9-]{1,64}$/
 export type OriginCheck = { ok: true; origin: string | undefined } | { ok: false; code: 'ERR_ORIGIN_DENIED' }
 
 /**
- * Parses `GATEWAY_ALLOWED_ORIGINS`: a comma-separated list of exact origins
- * (`scheme://host[:port]`, no path). Throws `TypeError` on anything that is not an origin, so a
- * typo fails at start-up rather than silently denying every browser.
- */
-export function parseAllowedOrigins(value: string | readonly string[] | undefined): ReadonlySet<string> {
-  const items = typeof value === 'string' ? value.split(',') : (value ?? [])
-  const origins = new Set<string>()
-  for (const raw of items) {
-    const item = raw.trim()
-    if (item === '') continue
-    let url: URL
-    try {
-      url = new URL(item)
-    } catch {
-      throw new TypeError(
-        'GATEWAY_ALLOWED_ORIGINS: each entry must be an origin like https://app.example.com',
-      )
-    }
-    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== item.replace(/\/$/, '')) {
-      throw new TypeError(
-        'GATEWAY_ALLOWED_ORIGINS: each entry must be an exact origin (scheme, host, port; no path)',
-      )
-    }
-    origins.add(url.origin)
-  }
-  return origins
-}
-
-/**
  * The CORS rule of `/mcp`: no `Origin` header is a non-browser client and is allowed; an
  * `Origin` must match an allowlisted origin exactly (byte for byte, after the browser's own
  * serialisation), otherwise the request is refused before any authentication work.
@@ -66,8 +37,8 @@ export function applyCorsHeaders(headers: Headers, origin: string | undefined): 
 }
 
 /** Answers a CORS preflight for an allowed origin. Cookies are never allowed: credentials travel as bearer headers. */
-export function preflightResponse(request: Request, origin: string): Response {
-  const requested = (request.headers.get('Access-Control-Request-Headers') ?? '')
+export function preflightResponse(requestHeaders: Headers, origin: string): Response {
+  const requested = (requestHeaders.get('Access-Control-Request-Headers') ?? '')
     .split(',')
     .map((h) => h.trim().toLowerCase())
     .filter((h) => PARAM_HEADER.test(h))

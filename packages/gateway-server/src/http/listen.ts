@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { toNodeHandler } from '@modelcontextprotocol/node'
+import type { GatewayLimits } from '../config.js'
 import type { GatewayApp } from './app.js'
+import { createNodeHandler } from './node-adapter.js'
 
 export interface ListenOptions {
   host?: string
   port?: number
-  maxRequestBodyBytes: number
+  limits: GatewayLimits
   onError: (error: Error) => void
 }
 
@@ -16,29 +17,46 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
+/** Requests served on one keep-alive connection before the server closes it. */
+export const MAX_REQUESTS_PER_SOCKET = 1000
+
 /**
- * Serves the app on `node:http` with bounds so a slow or huge request cannot exhaust the server:
- * header and whole-request timeouts, a body size cap (413) and a cap on header size.
+ * Serves the app on `node:http` with bounds so a slow, huge or numerous request cannot exhaust
+ * the server: a header deadline, a body deadline (the whole request within both), a body size
+ * cap (413), a cap on header size, on open connections and on bodies read at once.
  */
 export async function listen(app: GatewayApp, options: ListenOptions): Promise<RunningServer> {
-  const handler = toNodeHandler(app, {
-    maxRequestBodySize: options.maxRequestBodyBytes,
-    onerror: options.onError,
-  })
+  const { limits } = options
+  const handler = createNodeHandler(app, limits, options.onError)
   const server: Server = createServer(
     {
-      // A tool may wait up to 30 s (waitMs); leave room for the upstream reads after it.
-      requestTimeout: 90_000,
-      headersTimeout: 15_000,
+      headersTimeout: limits.headersTimeoutMs,
+      // Receiving the whole request (headers and body); the response may take longer (waitMs).
+      requestTimeout: limits.headersTimeoutMs + limits.bodyTimeoutMs,
+      // How often Node enforces the two deadlines above (default every 30 s, which would let a
+      // slow client hold a connection for 40 s past a 10 s deadline).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
       keepAliveTimeout: 5_000,
       maxHeaderSize: 16 * 1024,
     },
     (req, res) => {
       markDuplicateAuthorization(req)
-      void handler(req, res)
+      handler(req, res)
     },
   )
-  server.maxRequestsPerSocket = 1000
+  // With a listener here Node no longer answers `Expect: 100-continue` by itself: the handler
+  // invites the body only once the request passed the Origin and credential checks.
+  server.on('checkContinue', (req, res) => {
+    markDuplicateAuthorization(req)
+    handler(req, res)
+  })
+  // A client may half-close its side once the request is sent (HTTP/1.1 allows it; `nc`, some
+  // proxies and raw sockets do). Node's default treats that FIN as an abort and the request then
+  // got no answer at all; with this set Node answers, then ends the connection. A client that is
+  // really gone still ends the request (the write fails, the socket closes).
+  ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
+  server.maxRequestsPerSocket = MAX_REQUESTS_PER_SOCKET
+  server.maxConnections = limits.maxConnections
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

@@ -1,28 +1,10 @@
 import { compactVerify, createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose'
-import { z } from 'zod'
-
-/** Algorithms the spec allows for access tokens. */
-export const OAUTH_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const
-export type OAuthAlgorithm = (typeof OAUTH_ALGORITHMS)[number]
-
-const httpsUrl = z
-  .string()
-  .url()
-  .refine((v) => new URL(v).protocol === 'https:', 'must be an https:// URL')
-
-/** OAuth resource-server settings (`agentgate config oauth`). */
-export const OAuthOptionsSchema = z
-  .object({
-    resource: httpsUrl,
-    issuer: httpsUrl,
-    jwksUrl: httpsUrl,
-    audience: z.string().min(1),
-    scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/)).default([]),
-    algorithms: z.array(z.enum(OAUTH_ALGORITHMS)).min(1).default(['RS256']),
-  })
-  .strict()
-export type OAuthOptions = z.input<typeof OAuthOptionsSchema>
-export type ResolvedOAuthOptions = z.output<typeof OAuthOptionsSchema>
+import {
+  type OAuthAlgorithm,
+  type OAuthOptions,
+  OAuthOptionsSchema,
+  type ResolvedOAuthOptions,
+} from '../config.js'
 
 /** A verified access token: only what mapping to a credential needs. Tokens themselves are never stored. */
 export interface VerifiedToken {
@@ -36,6 +18,9 @@ export interface OAuthVerifier {
   verify(token: string): Promise<VerifiedToken | undefined>
 }
 
+/** Allowed difference between our clock and the issuer's, in seconds (`exp`, `nbf` and `iat`). */
+const CLOCK_SKEW_S = 30
+
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
 
 /** True when a bearer value has the shape of a compact JWS. */
@@ -46,7 +31,8 @@ export function looksLikeJwt(token: string): boolean {
 /**
  * Creates the JWT verifier: signature against the configured JWKS (fetched over HTTPS and
  * cached by jose), issuer, audience, expiry (required), allowed algorithms and every required
- * scope (`scope` string or `scp` array). Throws `TypeError` for invalid options.
+ * scope (`scope` string or `scp` array). `iat` is optional, but when present it must be a number
+ * no later than now plus the clock skew. Throws `TypeError` for invalid options.
  */
 export function createOAuthVerifier(input: OAuthOptions, getKey?: JWTVerifyGetKey): OAuthVerifier {
   const parsed = OAuthOptionsSchema.safeParse(input)
@@ -65,8 +51,18 @@ export function createOAuthVerifier(input: OAuthOptions, getKey?: JWTVerifyGetKe
           audience: options.audience,
           algorithms: options.algorithms,
           requiredClaims: ['exp', 'sub', 'iss'],
-          clockTolerance: 30,
+          clockTolerance: CLOCK_SKEW_S,
         })
+        // jose checks `iat` only with `maxTokenAge` (which would make it required; the spec does
+        // not). A token issued in the future beyond the skew is forged or from a broken issuer.
+        // jose already refuses a non-number; 1e400 parses as Infinity and fails isFinite.
+        if (
+          payload.iat !== undefined &&
+          (typeof payload.iat !== 'number' ||
+            !Number.isFinite(payload.iat) ||
+            payload.iat > Date.now() / 1000 + CLOCK_SKEW_S)
+        )
+          return undefined
         const granted = new Set(
           typeof payload.scope === 'string'
             ? payload.scope.split(' ')

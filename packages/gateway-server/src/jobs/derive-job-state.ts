@@ -1,45 +1,71 @@
+import type { RuntimeMessage } from '../runtime/port.js'
+
 // Job state is never stored: it is derived from the runtime's own records every time, so any
 // gateway replica answers the same and an old completed job stays deterministic.
+//
+// A terminal state is final: clients stop polling on it. So a run is reported over only when
+// the runtime RECORDED its end (an error, an abort, a completed final answer), or when it is
+// provably dead. What the runtime shows of a run, measured on opencode 1.18.33 (2 vCPU):
+//
+// - the user message is stored, then — seconds later on a loaded machine (3-6 s measured with
+//   18 runs and the CPU busy; over 10 s in a 100-client soak) — the session reads busy and the
+//   first assistant message appears. Until then the session reads `idle` with no answer;
+// - each step is an assistant message (parentID = the user message) completed with a `finish`;
+//   `tool-calls` / `unknown` steps are followed by another step, the session staying busy
+//   (or `retry` during provider back-off, the step's message unfinished and empty);
+// - at the end the last message is completed (finish, error, or `MessageAbortedError`) and only
+//   THEN the session goes idle;
+// - an abort during retry back-off completes the message with no finish, no error, no parts; an
+//   abort before the first answer leaves no answer at all; an abort sent before the runtime
+//   began the run is lost (the run goes on);
+// - a process killed mid-turn leaves the last answer unfinished (or no answer) and the session
+//   idle for good.
+//
+// The derivation assumes the status was read BEFORE the messages (`turn-reads.ts`), so an idle
+// status is never newer than the messages it is paired with.
 
-/** The fields of an upstream message the derivation reads. */
-export interface TurnMessage {
-  info: {
-    id: string
-    role: string
-    parentID?: string
-    time: { created: number; completed?: number }
-    error?: { name: string; data?: { message?: unknown } }
-    finish?: string
-    cost?: number
-    tokens?: {
-      input?: number
-      output?: number
-      reasoning?: number
-      cache?: { read?: number; write?: number }
-    }
-  }
-  parts: ReadonlyArray<{
-    type: string
-    text?: unknown
-    synthetic?: unknown
-    ignored?: unknown
-    tool?: unknown
-    state?: unknown
-  }>
-}
+/** The fields of a runtime message the derivation reads: the port's own message type. */
+export type TurnMessage = RuntimeMessage
 
-/** Error name of a run whose answer was left unfinished while the session went idle. */
+/** Error name of a run the runtime will never finish (its process died mid-turn). */
 export const INTERRUPTED = 'Interrupted'
+
+/**
+ * How long a run may show no sign of life in an idle session before it counts as dead: from the
+ * newest of the job's start, its user message and every time stamp of its answer. Live runs
+ * show such a picture only while the runtime has not begun them yet (seconds under load), so a
+ * dead run (the runtime restarted) ends at most this long after its last activity, plus one
+ * poll. Deliberately long: staying `running` a little longer is harmless, a false terminal state
+ * is not.
+ */
+export const DEAD_AFTER_MS = 60_000
+
+/** How long a run whose user message is not stored yet still counts as starting. */
+export const START_GRACE_MS = 60_000
+
+/** Step finishes after which the runtime runs another step of the same turn. */
+const CONTINUES = new Set(['tool-calls', 'unknown'])
 
 export type SessionRunState = 'idle' | 'busy' | 'retry'
 
+/**
+ * `inferred` marks a state read from an idle session rather than from a record of the end (a
+ * dead run, a turn stopped by a rejected tool call, a gone message): the caller confirms it with
+ * a second, later read before reporting it.
+ */
 export type DerivedJobState =
   | { state: 'running' }
   | { state: 'input_required' }
-  | { state: 'completed'; text: string; usage: Usage }
-  | { state: 'failed'; error: { name: string; message: string }; text: string; usage: Usage }
-  | { state: 'cancelled'; text: string; usage: Usage }
-  | { state: 'missing' }
+  | { state: 'completed'; text: string; usage: Usage; inferred?: true }
+  | {
+      state: 'failed'
+      error: { name: string; message: string }
+      text: string
+      usage: Usage
+      inferred?: true
+    }
+  | { state: 'cancelled'; text: string; usage: Usage; inferred?: true }
+  | { state: 'missing'; inferred: true }
 
 export interface Usage {
   cost: number
@@ -51,21 +77,19 @@ export interface Usage {
 }
 
 export interface DeriveInput {
-  /** The session's messages, oldest first. */
+  /** The session's messages, oldest first, read AFTER `session`. */
   messages: readonly TurnMessage[]
   /** The job's user message id. */
   messageId: string
+  /** The session's run status, read BEFORE `messages`. */
   session: SessionRunState
   /** Number of pending permission and question requests of this session. */
   pendingAsks: number
-  /**
-   * The gateway started this run moments ago. `prompt_async` answers before the runtime has
-   * stored the user message (and sometimes before the session reads busy), so a missing
-   * message of a just-started run means "starting", not "gone".
-   */
-  justStarted?: boolean
-  /** The prompt was sent moments ago (a few seconds): an idle session may not read busy yet. */
-  justPrompted?: boolean
+  /** The gateway's clock now, and when it started this run (ms, same clock). */
+  now: number
+  startedAt: number
+  /** This gateway aborted this run itself (`job.cancel`). */
+  cancelledByGateway?: boolean
   /**
    * Rewrites the runtime's text (final text, error name and message) for the client; the error
    * message is cut after rewriting, so a cut never leaves part of a path or id behind. Default:
@@ -74,64 +98,195 @@ export interface DeriveInput {
   redact?: (text: string) => string
 }
 
+type End =
+  | { kind: 'cancelled'; inferred?: true }
+  | { kind: 'failed'; name: string; raw: unknown; inferred?: true }
+  | { kind: 'completed'; inferred?: true }
+
 /**
- * Derives the state of the run started by user message `messageId`:
- * - `missing` when that message is not in the session (deleted, reverted, never created);
- * - the session's active run is its newest user message; while the session is busy or retrying
- *   and this job is that run it is `input_required` with pending asks, otherwise `running`;
- * - otherwise the run is over: `cancelled` when its last assistant message was aborted,
- *   `failed` with the runtime's error, else `completed` with the final text.
+ * How the runtime recorded the end of a turn whose last answer is `last`, or `undefined` while
+ * the turn may go on. An inferred end holds only if the session is idle after it.
+ */
+function recordedEnd(last: TurnMessage | undefined): End | undefined {
+  if (last === undefined) return undefined
+  const { error, time, finish } = last.info
+  if (error) {
+    if (error.name === 'MessageAbortedError') return { kind: 'cancelled' }
+    return { kind: 'failed', name: error.name, raw: error.data?.message }
+  }
+  if (time.completed === undefined) return undefined
+  // Completed with no finish and no error: an abort during the provider's retry back-off.
+  if (finish === undefined) return { kind: 'cancelled' }
+  if (!CONTINUES.has(finish)) return { kind: 'completed' }
+  // A tool step: the runtime goes on with the next step unless the user refused a call (a
+  // permission rejected without feedback, a dismissed question: the runtime's own error texts),
+  // which stops the turn. Believed only from an idle session, and twice.
+  return stepWasRefused(last) ? { kind: 'completed', inferred: true } : undefined
+}
+
+/** Error texts of the tool calls that end a turn (opencode 1.18.33: RejectedError, dismissal). */
+const REFUSALS = new Set([
+  'The user rejected permission to use this specific tool call.',
+  'The user dismissed this question',
+])
+
+function stepWasRefused(message: TurnMessage): boolean {
+  return message.parts.some((p) => {
+    if (p.type !== 'tool') return false
+    const state = p.state as { status?: unknown; error?: unknown } | undefined
+    return state?.status === 'error' && typeof state.error === 'string' && REFUSALS.has(state.error.trim())
+  })
+}
+
+/**
+ * Derives the state of the run started by user message `messageId` from one consistent read:
+ * - `missing` when that message is not in an idle session long after the start;
+ * - while the session is busy or retrying and this job is its newest user message: `running`,
+ *   or `input_required` with pending asks;
+ * - otherwise from the runtime's record of the end: `cancelled` (aborted), `failed` (the
+ *   runtime's error), `completed` (a final answer);
+ * - a run with no record of its end in an idle session is `running` until it has shown no sign
+ *   of life for {@link DEAD_AFTER_MS} (the runtime may not have begun it yet), then dead:
+ *   `cancelled` with no answer at all (what an abort before the first answer leaves),
+ *   `failed`/`Interrupted` with an unfinished one. This gateway's own cancel ends it at once.
  */
 export function deriveJobState(input: DeriveInput): DerivedJobState {
   const { messages, messageId } = input
   const index = messages.findIndex((m) => m.info.id === messageId && m.info.role === 'user')
-  if (index < 0)
-    return input.session === 'idle' && !input.justStarted ? { state: 'missing' } : { state: 'running' }
-  const turn = messages.filter((m) => m.info.role === 'assistant' && m.info.parentID === messageId)
-  const newestUser = findLast(messages, (m) => m.info.role === 'user')
-  const isActiveRun = newestUser?.info.id === messageId
-  if (isActiveRun && input.session !== 'idle') {
-    return input.pendingAsks > 0 ? { state: 'input_required' } : { state: 'running' }
+  if (index < 0) {
+    // prompt_async answers before the user message is stored (seconds under load).
+    const starting = input.session !== 'idle' || input.now - input.startedAt < START_GRACE_MS
+    return starting ? { state: 'running' } : { state: 'missing', inferred: true }
   }
-  const redact = input.redact ?? ((text: string) => text)
-  const usage = sumUsage(turn)
+  const user = messages[index] as TurnMessage
+  const run = runOf(messages, index)
+  const turn = messages.filter(
+    (m) => m.info.role === 'assistant' && m.info.parentID !== undefined && run.ids.has(m.info.parentID),
+  )
   const last = turn.at(-1)
-  const text = redact(finalText(turn))
-  if (last?.info.error) {
-    const { name } = last.info.error
-    if (name === 'MessageAbortedError') return { state: 'cancelled', text, usage }
-    const raw = last.info.error.data?.message
-    const message = truncate(redact(typeof raw === 'string' && raw !== '' ? raw : name), 500)
-    return { state: 'failed', error: { name: redact(name), message }, text, usage }
+  const end = recordedEnd(last)
+  // This gateway cancelled the run and keeps aborting it should it show up live (an abort that
+  // came before the run began is lost): cancelled, unless the runtime recorded another end.
+  if (input.cancelledByGateway && !end) return ended(input, turn, { kind: 'cancelled' })
+  if (run.laterBegan) {
+    // Runs of a session are sequential: a later run that has begun means this one is over.
+    return end ? ended(input, turn, end, true) : dead(input, turn, last, true)
   }
-  if (isActiveRun && last === undefined && input.justPrompted) {
-    // prompt_async answers before the runtime marks the session busy: idle with no answer yet,
-    // moments after the prompt, is a run that is starting.
-    return { state: 'running' }
+  if (input.session !== 'idle') {
+    if (run.active) return input.pendingAsks > 0 ? { state: 'input_required' } : { state: 'running' }
+    // An older run while the session runs another: over once the runtime recorded its end.
+    return end && !end.inferred ? ended(input, turn, end) : { state: 'running' }
   }
-  if (isActiveRun && last === undefined) {
-    // Idle with no answer at all: the run was aborted before the model produced anything
-    // (an abort during retry back-off leaves exactly this), or the process was restarted.
-    return { state: 'cancelled', text: '', usage }
-  }
-  if (last !== undefined && last.info.time.completed === undefined) {
-    // A turn killed with the process (SIGTERM) leaves an unfinished message and an idle session.
-    return {
-      state: 'failed',
-      error: { name: INTERRUPTED, message: 'The run was interrupted.' },
-      text,
-      usage,
-    }
-  }
-  return { state: 'completed', text, usage }
+  if (end) return ended(input, turn, end)
+  const quietFor = input.now - latestActivity(input.startedAt, user, turn)
+  return quietFor < DEAD_AFTER_MS ? { state: 'running' } : dead(input, turn, last)
 }
 
-function findLast<T>(items: readonly T[], predicate: (item: T) => boolean): T | undefined {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i] as T
-    if (predicate(item)) return item
+/** A run with no record of its end that will never end: no answer at all, or an unfinished one. */
+function dead(
+  input: DeriveInput,
+  turn: readonly TurnMessage[],
+  last: TurnMessage | undefined,
+  definite = false,
+): DerivedJobState {
+  return last === undefined
+    ? ended(input, turn, { kind: 'cancelled', inferred: true }, definite)
+    : ended(input, turn, { kind: 'failed', name: INTERRUPTED, raw: undefined, inferred: true }, definite)
+}
+
+/**
+ * The user messages of the run started at `index`: its own and the ones the runtime adds to
+ * the same run (compaction, its synthetic "continue"), up to the next user message of a client.
+ * `active` when no such later message exists; `laterBegan` when one exists and has an answer.
+ */
+function runOf(
+  messages: readonly TurnMessage[],
+  index: number,
+): { ids: Set<string>; active: boolean; laterBegan: boolean } {
+  const ids = new Set<string>([(messages[index] as TurnMessage).info.id])
+  const later = new Set<string>()
+  for (let i = index + 1; i < messages.length; i++) {
+    const m = messages[i] as TurnMessage
+    if (m.info.role === 'user') {
+      if (later.size === 0 && runtimeMade(m)) ids.add(m.info.id)
+      else later.add(m.info.id)
+    } else if (m.info.parentID !== undefined && later.has(m.info.parentID)) {
+      return { ids, active: false, laterBegan: true }
+    }
+  }
+  return { ids, active: later.size === 0, laterBegan: false }
+}
+
+/** The id of the session's newest user message written by a client (not by the runtime). */
+export function newestRun(messages: readonly TurnMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as TurnMessage
+    if (m.info.role === 'user' && !runtimeMade(m)) return m.info.id
   }
   return undefined
+}
+
+/** A user message the runtime wrote itself: only synthetic text and compaction parts. */
+function runtimeMade(message: TurnMessage): boolean {
+  return (
+    message.parts.length > 0 &&
+    message.parts.every((p) => p.type === 'compaction' || (p.type === 'text' && p.synthetic === true))
+  )
+}
+
+/** The terminal state of an end; `definite` drops the need to confirm an inferred one. */
+function ended(
+  input: DeriveInput,
+  turn: readonly TurnMessage[],
+  end: End,
+  definite = false,
+): DerivedJobState {
+  const redact = input.redact ?? ((text: string) => text)
+  const usage = sumUsage(turn)
+  const text = redact(finalText(turn))
+  const inferred = end.inferred && !definite ? { inferred: true as const } : {}
+  switch (end.kind) {
+    case 'cancelled':
+      return { state: 'cancelled', text, usage, ...inferred }
+    case 'completed':
+      return { state: 'completed', text, usage, ...inferred }
+    case 'failed': {
+      if (end.name === INTERRUPTED) {
+        const error = { name: INTERRUPTED, message: 'The run was interrupted.' }
+        return { state: 'failed', error, text, usage, ...inferred }
+      }
+      const message = truncate(
+        redact(typeof end.raw === 'string' && end.raw !== '' ? end.raw : end.name),
+        500,
+      )
+      return { state: 'failed', error: { name: redact(end.name), message }, text, usage, ...inferred }
+    }
+  }
+}
+
+/**
+ * The newest sign of life of a run: its start (gateway clock), its user message, and every time
+ * stamp of its answer (runtime clock; the two run on one host). A runtime clock ahead of the
+ * gateway's only makes the run look alive longer.
+ */
+export function latestActivity(startedAt: number, user: TurnMessage, turn: readonly TurnMessage[]): number {
+  let latest = Math.max(startedAt, user.info.time.created)
+  const see = (value: unknown): void => {
+    if (typeof value === 'number' && Number.isFinite(value) && value > latest) latest = value
+  }
+  const seeTime = (time: unknown): void => {
+    if (time && typeof time === 'object') {
+      for (const value of Object.values(time as Record<string, unknown>)) see(value)
+    }
+  }
+  for (const message of turn) {
+    seeTime(message.info.time)
+    for (const part of message.parts) {
+      seeTime(part.time)
+      seeTime((part.state as { time?: unknown } | undefined)?.time)
+    }
+  }
+  return latest
 }
 
 /** The text of the turn's last assistant message that has any text (the final answer). */

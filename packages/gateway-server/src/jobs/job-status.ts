@@ -1,12 +1,16 @@
-import { allowedDecisions } from '@agentgate/policy'
+import { allowedDecisions } from '@sallyport/policy'
+import { isTransientUpstream } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
 import type { Principal } from '../principal.js'
 import type { Redactor } from '../redact.js'
-import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
+import type { RuntimePort, RuntimeSession, RuntimeWake } from '../runtime/port.js'
 import type { Interaction, JobStatus } from '../schemas.js'
 import type { OwnedSessions } from '../sessions/owned.js'
 import { changedFile, todoViews } from '../sessions/views.js'
-import { type DerivedJobState, deriveJobState, INTERRUPTED, type TurnMessage } from './derive-job-state.js'
+import { DEAD_AFTER_MS, type DerivedJobState, deriveJobState, newestRun } from './derive-job-state.js'
+import { type ReadNeed, readTurn, type TurnSnapshot } from './turn-reads.js'
+
+export { DEAD_AFTER_MS, START_GRACE_MS } from './derive-job-state.js'
 
 export interface JobContext {
   principal: Principal
@@ -17,41 +21,69 @@ export interface JobContext {
   now?: () => number
 }
 
-/** How long a run counts as just started when its user message is not stored yet. */
-export const START_GRACE_MS = 60_000
-/**
- * How long after the prompt an idle session with no answer still counts as starting. Longer
- * than the runtime ever takes to mark a prompted session busy (milliseconds, seconds under heavy
- * load); a run aborted before any answer reads as `running` for at most this long.
- */
-export const PROMPT_GRACE_MS = 10_000
-
 /** Which run a job is: the user message the gateway chose, and when it started. */
 export interface JobKey {
   messageId: string
   startedAt: number
 }
 
+/** A job's state and the read it was derived from. */
+interface Settled {
+  snapshot: TurnSnapshot
+  derived: DerivedJobState
+}
+
 /**
- * Derives the job's state from the runtime's records, with the start-time graces applied from
- * the job handle (the one place that reads the clock for a job).
+ * Derives the job's state from one read, with the clock and this gateway's own cancels (the one
+ * place that reads the clock for a job).
  */
 export function deriveJob(
   ctx: JobContext,
+  sessionId: string,
   job: JobKey,
-  turn: { messages: readonly TurnMessage[]; status: RuntimeStatus; pendingAsks: number },
+  snapshot: TurnSnapshot,
+  options: { ownCancels?: boolean } = {},
 ): DerivedJobState {
-  const age = (ctx.now ?? Date.now)() - job.startedAt
   return deriveJobState({
-    messages: turn.messages,
+    messages: snapshot.messages,
     messageId: job.messageId,
-    session: turn.status,
-    pendingAsks: turn.pendingAsks,
-    justStarted: age < START_GRACE_MS,
-    justPrompted: age < PROMPT_GRACE_MS,
+    session: snapshot.status,
+    pendingAsks: snapshot.permissions.length + snapshot.questions.length,
+    now: (ctx.now ?? Date.now)(),
+    startedAt: job.startedAt,
+    cancelledByGateway: options.ownCancels !== false && cancelledHere(ctx.runtime, sessionId, job),
     redact: ctx.redactor.text,
   })
 }
+
+/** Confirming reads of an inferred terminal state, at most. */
+const CONFIRM_ROUNDS = 2
+
+/**
+ * The job's state, confirmed: a terminal state inferred from an idle session (not from a record
+ * of the end) is reported only when a second read, started after the first one finished, derives
+ * the same; two disagreeing rounds leave it `running` (the next poll or event looks again).
+ * Records of an end (errors, aborts, final answers) and `running` need no second read.
+ */
+export async function settleJob(
+  ctx: JobContext,
+  sessionId: string,
+  job: JobKey,
+  first?: Promise<TurnSnapshot>,
+): Promise<Settled> {
+  let snapshot = await (first ?? readTurn(ctx.runtime, sessionId))
+  let derived = deriveJob(ctx, sessionId, job, snapshot)
+  for (let round = 0; round < CONFIRM_ROUNDS && isInferred(derived); round++) {
+    const again = await readTurn(ctx.runtime, sessionId, { after: snapshot })
+    const next = deriveJob(ctx, sessionId, job, again)
+    if (!isInferred(next) || next.state === derived.state) return { snapshot: again, derived: next }
+    snapshot = again
+    derived = next
+  }
+  return isInferred(derived) ? { snapshot, derived: { state: 'running' } } : { snapshot, derived }
+}
+
+const isInferred = (state: DerivedJobState): boolean => 'inferred' in state && state.inferred === true
 
 /**
  * The full `JobStatus` of one job, derived from the runtime now. `running` is returned with no
@@ -63,22 +95,22 @@ export async function jobStatus(
   ctx: JobContext,
   session: RuntimeSession,
   job: JobKey,
-  prefetched?: Promise<[TurnMessage[], RuntimeStatus]>,
+  first?: Promise<TurnSnapshot>,
 ): Promise<JobStatus> {
-  const { runtime, owned, redactor } = ctx
+  const { snapshot, derived } = await settleJob(ctx, session.id, job, first)
+  return present(ctx, session, job, snapshot, derived)
+}
+
+async function present(
+  ctx: JobContext,
+  session: RuntimeSession,
+  job: JobKey,
+  snapshot: TurnSnapshot,
+  derived: DerivedJobState,
+): Promise<JobStatus> {
+  const { owned, redactor } = ctx
   const text = redactor.text
   const { messageId, startedAt } = job
-  const read = await (prefetched ?? readTurnState(runtime, session.id))
-  const [messages, status] = await confirmInterrupted(ctx, session.id, job, read)
-  const [permissions, questions] =
-    status === 'idle'
-      ? [[], []]
-      : await Promise.all([runtime.permissions(session.id), runtime.questions(session.id)])
-  const derived = deriveJob(ctx, job, {
-    messages,
-    status,
-    pendingAsks: permissions.length + questions.length,
-  })
   if (derived.state === 'missing') throw new GatewayError('not_found', 'Not found.')
   const [sessionHandle, jobHandle] = await Promise.all([
     owned.sealSession(session.id),
@@ -91,7 +123,7 @@ export async function jobStatus(
     case 'input_required': {
       const interactions: Interaction[] = [
         ...(await Promise.all(
-          questions.map(async (q) => ({
+          snapshot.questions.map(async (q) => ({
             kind: 'question' as const,
             interaction: await owned.sealInteraction(session.id, q.id, 'question'),
             questions: q.questions.map((item) => ({
@@ -104,7 +136,7 @@ export async function jobStatus(
           })),
         )),
         ...(await Promise.all(
-          permissions.map(async (p) => ({
+          snapshot.permissions.map(async (p) => ({
             kind: 'permission' as const,
             interaction: await owned.sealInteraction(session.id, p.id, 'permission'),
             permission: text(p.permission),
@@ -117,10 +149,7 @@ export async function jobStatus(
       return { status: 'input_required', ...base, interactions }
     }
     case 'completed': {
-      const [diff, todos] = await Promise.all([
-        runtime.messageDiff(session.id, messageId),
-        runtime.todos(session.id),
-      ])
+      const [diff, todos] = await snapshot.outcome(messageId)
       return {
         status: 'completed',
         ...base,
@@ -137,47 +166,28 @@ export async function jobStatus(
   }
 }
 
-const isInterrupted = (state: DerivedJobState): boolean =>
-  state.state === 'failed' && state.error.name === INTERRUPTED
-
 /**
- * "Idle, with an unfinished answer" is what a turn killed with its process leaves, so it derives
- * as a failed run. But the two reads it comes from run concurrently and may come from different
- * moments: messages from just before a turn completed with the status from just after (idle),
- * or a turn that just started. Clients stop polling on `failed`, so that state is confirmed
- * before it is reported: the status is read again AFTER the messages (still running → busy),
- * then the messages again AFTER an idle status (a turn that finished meanwhile is complete in
- * them). The runtime marks a session busy before it creates the answer and completes the answer
- * before it goes idle, so an unfinished answer read after an idle status is a dead run. Two
- * rounds at most; the common paths never get here.
+ * Starts the read a job's state is derived from (e.g. in parallel with the ownership check);
+ * shared with every other reader of the session that needs no fresher data.
  */
-export async function confirmInterrupted(
-  ctx: JobContext,
-  sessionId: string,
-  job: JobKey,
-  read: [TurnMessage[], RuntimeStatus],
-): Promise<[TurnMessage[], RuntimeStatus]> {
-  let [messages, status] = read
-  const derive = (): DerivedJobState => deriveJob(ctx, job, { messages, status, pendingAsks: 0 })
-  for (let round = 0; round < 2 && isInterrupted(derive()); round++) {
-    status = await ctx.runtime.statusOf(sessionId)
-    if (status !== 'idle') break
-    messages = await ctx.runtime.messages(sessionId)
-  }
-  return [messages, status]
+export function readJobState(ctx: JobContext, sessionId: string, need?: ReadNeed): Promise<TurnSnapshot> {
+  return readTurn(ctx.runtime, sessionId, need)
 }
 
-/** The two reads a job's state is derived from. */
-export function readTurnState(
-  runtime: RuntimePort,
-  sessionId: string,
-): Promise<[TurnMessage[], RuntimeStatus]> {
-  return Promise.all([runtime.messages(sessionId), runtime.statusOf(sessionId)])
-}
+/** Pause before a wait tries again after the runtime failed to answer a read. */
+export const WAIT_RETRY_MS = 500
+
+const RETRY = Symbol('retry')
 
 /**
  * Waits up to `waitMs` for the job to leave `running` (event-driven; polling only while the
- * runtime's event stream is down), then returns its status.
+ * runtime's event stream is down), then returns its status. Waiters of one session share one
+ * read per event (`turn-reads.ts`).
+ *
+ * A read the runtime did not answer (timeout, lost connection, a retryable HTTP status: a busy
+ * machine) does not end the wait: it is tried again every {@link WAIT_RETRY_MS} until the
+ * deadline. At the deadline the wait answers `running` if any read showed it running, and the
+ * runtime's failure only if no read succeeded at all.
  */
 export async function waitForJob(
   ctx: JobContext,
@@ -185,41 +195,141 @@ export async function waitForJob(
   job: JobKey,
   waitMs: number,
   signal?: AbortSignal,
-  prefetched?: Promise<[TurnMessage[], RuntimeStatus]>,
+  first?: Promise<TurnSnapshot>,
 ): Promise<JobStatus> {
-  if (waitMs <= 0) return jobStatus(ctx, session, job, prefetched)
-  const settled = await ctx.runtime.waitUntil(
-    session.id,
-    async () => {
-      // The first check uses the reads started before the ownership check, later ones read anew.
-      const reads = prefetched
-      prefetched = undefined
-      const status = await jobStatus(ctx, session, job, reads)
-      return status.status === 'running' ? undefined : status
-    },
-    { timeoutMs: waitMs, ...(signal && { signal }) },
-  )
-  return settled ?? jobStatus(ctx, session, job)
+  if (waitMs <= 0) return jobStatus(ctx, session, job, first)
+  const now = ctx.now ?? Date.now
+  const deadline = now() + waitMs
+  let lastRunning: JobStatus | undefined
+  let lastFailure: unknown
+  for (;;) {
+    const settled = await ctx.runtime.waitUntil(
+      session.id,
+      async (wake?: RuntimeWake): Promise<JobStatus | typeof RETRY | undefined> => {
+        // The first check uses the read started before the ownership check, unless an event came
+        // between that read and the start of the wait (its change could be missing from the read,
+        // and no later event would wake this wait for it).
+        const early = first && (await first.catch(() => undefined))
+        first = undefined
+        const reads =
+          early && (!wake || early.sequence >= wake.sequence)
+            ? Promise.resolve(early)
+            : readTurn(ctx.runtime, session.id, wake && { sequence: wake.sequence })
+        let status: JobStatus
+        try {
+          status = await jobStatus(ctx, session, job, reads)
+        } catch (error) {
+          if (!isTransientUpstream(error)) throw error
+          lastFailure = error
+          return RETRY
+        }
+        if (status.status !== 'running') return status
+        lastRunning = status
+        return undefined
+      },
+      { timeoutMs: Math.max(0, deadline - now()), ...(signal && { signal }) },
+    )
+    if (settled !== RETRY) {
+      // At the deadline the last check stands: any change since would have woken a new one.
+      if (settled) return settled
+      if (lastRunning) return lastRunning
+      if (lastFailure !== undefined) throw lastFailure
+      return jobStatus(ctx, session, job)
+    }
+    const left = deadline - now()
+    if (left <= 0) {
+      if (lastRunning) return lastRunning
+      throw lastFailure
+    }
+    await pause(Math.min(WAIT_RETRY_MS, left), signal)
+  }
 }
 
-/** One-line text rendering of a job status for text-only clients. */
-export function renderJobStatus(status: JobStatus): string {
-  const lines = [`status: ${status.status}`, `session: ${status.session}`, `job: ${status.job}`]
-  if (status.text) lines.push('', status.text)
-  if (status.error) lines.push(`error: ${status.error.name}: ${status.error.message}`)
-  for (const i of status.interactions ?? []) {
-    if (i.kind === 'permission') {
-      lines.push(
-        `permission requested: ${i.permission} ${i.patterns.join(' ')} (interaction: ${i.interaction}; decisions: ${i.allowedDecisions.join('/')})`,
-      )
-    } else {
-      for (const q of i.questions)
-        lines.push(
-          `question: ${q.question} [${q.options.map((o) => o.label).join(' | ')}] (interaction: ${i.interaction})`,
-        )
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(signal?.reason)
     }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+// This gateway's own cancels. An abort that reaches the runtime before the run has begun is
+// lost (measured: the run then goes on to its end), and one that lands before the first answer
+// leaves no record but an idle session with no answer, which a run not begun yet also shows.
+// So the gateway remembers what it cancelled (in this process, for as long as a dead run takes
+// to read as dead anyway) and, during that time, aborts again whenever the run shows up live.
+
+interface Cancels {
+  at: Map<string, number>
+}
+const cancels = new WeakMap<RuntimePort, Cancels>()
+const MAX_CANCELS = 10_000
+const cancelKey = (sessionId: string, messageId: string): string => `${sessionId}\u0000${messageId}`
+
+function cancelsOf(runtime: RuntimePort): Cancels {
+  let entry = cancels.get(runtime)
+  if (!entry) {
+    entry = { at: new Map() }
+    cancels.set(runtime, entry)
   }
-  if (status.changedFiles?.length)
-    lines.push(`changed files: ${status.changedFiles.map((f) => f.file).join(', ')}`)
-  return lines.join('\n')
+  return entry
+}
+
+function cancelledHere(runtime: RuntimePort, sessionId: string, job: JobKey): boolean {
+  return cancels.get(runtime)?.at.has(cancelKey(sessionId, job.messageId)) === true
+}
+
+/**
+ * Records that this gateway aborted the job's run and keeps it aborted: for up to
+ * {@link DEAD_AFTER_MS}, whenever the run shows up live again (its abort came before the run
+ * began), it is aborted again — only while it is still the session's newest run, and never
+ * while `hold` says another run of the session is being started.
+ */
+export function keepCancelled(
+  ctx: JobContext,
+  sessionId: string,
+  job: JobKey,
+  hold: {
+    has(sessionId: string): boolean
+    add(sessionId: string): unknown
+    delete(sessionId: string): unknown
+  },
+): void {
+  const { at } = cancelsOf(ctx.runtime)
+  // Kept (the newest MAX_CANCELS) rather than timed out: a cancelled job must not turn into
+  // another terminal state later. Only consulted when the runtime recorded no end.
+  for (const key of at.keys()) {
+    if (at.size < MAX_CANCELS) break
+    at.delete(key)
+  }
+  at.set(cancelKey(sessionId, job.messageId), (ctx.now ?? Date.now)())
+  void ctx.runtime
+    .waitUntil(
+      sessionId,
+      async (wake?: RuntimeWake) => {
+        const snapshot = await readTurn(ctx.runtime, sessionId, wake && { sequence: wake.sequence })
+        // From the runtime's records alone: what this gateway remembers is no record of the end.
+        const state = deriveJob(ctx, sessionId, job, snapshot, { ownCancels: false })
+        if (state.state !== 'running' && state.state !== 'input_required') return true
+        if (snapshot.status === 'idle' || newestRun(snapshot.messages) !== job.messageId) return undefined
+        if (hold.has(sessionId)) return undefined
+        hold.add(sessionId)
+        try {
+          await ctx.runtime.abortSession(sessionId)
+        } finally {
+          hold.delete(sessionId)
+        }
+        return undefined
+      },
+      { timeoutMs: DEAD_AFTER_MS },
+    )
+    .catch(() => undefined)
 }

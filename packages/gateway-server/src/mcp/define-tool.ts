@@ -1,8 +1,12 @@
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server'
+import type { ToolName } from '@sallyport/policy'
 import type { z } from 'zod'
 import { errorResult, toGatewayError } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
-import type { AuditRecord, Logger } from '../logger.js'
+import type { RequestScope } from '../http/app.js'
+import { RateLimited, type SlotKind } from '../http/limits.js'
+import type { Logger } from '../logger.js'
+import type { ScreeningRecord } from '../screening.js'
 
 /** MCP tool annotations: hints for clients; the gateway itself enforces policy. */
 export interface ToolHints {
@@ -20,22 +24,30 @@ export const READ_ONLY_HINTS: ToolHints = Object.freeze({
   openWorldHint: false,
 })
 
+/** A gateway tool; its name is its key in the tool record (`server-factory.ts`), typed by policy. */
 export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
-  name: string
   title: string
   description: string
   input: I
   output: O
   hints: ToolHints
-  run: (input: z.output<I>, signal: AbortSignal) => Promise<z.output<O>>
-  /** Short human-readable rendering for clients that only show text content. */
-  render?: (output: z.output<O>) => string
+  run: (input: z.output<I>, signal: AbortSignal, call: ToolCall) => Promise<z.output<O>>
+  /** The per-credential concurrency slot a call holds while it runs (runs, waits), if any. */
+  slot?: (input: z.output<I>) => SlotKind | undefined
 }
 
-/**
- * Registers one gateway tool: structured output plus a text rendering, errors as `isError`
- * results with a stable code, and the audit fields of this exchange filled in.
- */
+/** What a tool's run may do with its own call besides answering it. */
+export interface ToolCall {
+  /** Records how the call's input was screened, for its audit line (never the text). */
+  screened(record: ScreeningRecord): void
+  /**
+   * Takes the slot over from the call: it is no longer released when the call returns, but when
+   * the returned function is called (a run that outlives its `agent.run` call). Without a slot
+   * the returned function does nothing.
+   */
+  keep(): () => void
+}
+
 /**
  * The tool's JSON schema as clients see it, with a validation step that lets every value
  * through: the SDK would otherwise answer invalid input with its own untyped text before our
@@ -46,7 +58,7 @@ function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
   return {
     '~standard': {
       version: 1,
-      vendor: 'agentgate',
+      vendor: 'sallyport',
       validate: (value: unknown) => ({ value }),
       jsonSchema: standard.jsonSchema,
     },
@@ -61,14 +73,20 @@ function describeIssues(error: z.ZodError): string {
   return `Invalid arguments: ${lines.join('; ')}${error.issues.length > 5 ? '; …' : ''}`
 }
 
+/**
+ * Registers one gateway tool: structured output plus the same JSON as text (MCP: a tool with an
+ * output schema SHOULD also return it serialised, for clients that read only text), errors as
+ * `isError` results with a stable code, and this call's audit record settled.
+ */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   server: McpServer,
-  audit: AuditRecord,
+  scope: RequestScope,
   logger: Logger,
+  name: ToolName,
   def: ToolDefinition<I, O>,
 ): void {
   server.registerTool(
-    def.name,
+    name,
     {
       title: def.title,
       description: def.description,
@@ -77,26 +95,52 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
       annotations: { title: def.title, ...def.hints },
     },
     // biome-ignore lint/suspicious/noExplicitAny: the SDK's callback generics do not narrow through our wrapper
-    (async (args: any, ctx: { mcpReq: { signal: AbortSignal } }) => {
-      audit.tool = def.name
+    (async (args: any, ctx: { mcpReq: { id: unknown; signal: AbortSignal } }) => {
+      const audit = scope.audit.claim(ctx.mcpReq.id, 'tools/call')
+      audit.tool = name
+      let release: (() => void) | undefined
+      let ran = false
       try {
         const parsed = def.input.safeParse(args ?? {})
         if (!parsed.success) throw new GatewayError('invalid_input', describeIssues(parsed.error))
-        const output = await def.run(parsed.data as z.output<I>, ctx.mcpReq.signal)
-        audit.toolOutcome = 'ok'
-        const text = def.render ? def.render(output) : JSON.stringify(output)
-        return { content: [{ type: 'text', text }], structuredContent: output as Record<string, unknown> }
+        const input = parsed.data as z.output<I>
+        const slot = def.slot?.(input)
+        if (slot) release = scope.limiter.acquire(scope.principal.username, slot)
+        ran = true
+        const output = await def.run(input, ctx.mcpReq.signal, {
+          screened: (record) => {
+            audit.screening = record
+          },
+          keep: () => {
+            const kept = release ?? (() => undefined)
+            release = undefined
+            return kept
+          },
+        })
+        audit.outcome = 'ok'
+        return {
+          content: [{ type: 'text', text: JSON.stringify(output) }],
+          structuredContent: output as Record<string, unknown>,
+        }
       } catch (error) {
+        if (error instanceof RateLimited) {
+          audit.outcome = 'refused'
+          audit.errorCode = 'rate_limited'
+          return errorResult(new GatewayError('rate_limited', error.message), error.retryAfterMs)
+        }
         const mapped = toGatewayError(error)
-        audit.toolOutcome = 'error'
+        // Invalid input is refused before the tool runs; anything later is the tool's error.
+        audit.outcome = ran ? 'error' : 'refused'
         audit.errorCode = mapped.code
-        if (mapped.code === 'internal' || mapped.code === 'upstream_unavailable') {
+        // A client that left mid-call ends its call (the audit line says `aborted`): no error.
+        const left = ctx.mcpReq.signal.aborted
+        if (!left && (mapped.code === 'internal' || mapped.code === 'upstream_unavailable')) {
           // Log the class and code of the cause only: its message may hold upstream ids.
           const cause = mapped.cause as { name?: string; code?: string; status?: number } | undefined
           logger.error(
             {
               event: 'tool_error',
-              tool: def.name,
+              tool: name,
               code: mapped.code,
               causeName: cause?.name,
               causeCode: cause?.code,
@@ -106,6 +150,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
           )
         }
         return errorResult(mapped)
+      } finally {
+        release?.()
       }
       // biome-ignore lint/suspicious/noExplicitAny: see above
     }) as any,

@@ -1,32 +1,36 @@
 import type { McpServer } from '@modelcontextprotocol/server'
+import type { PromptName } from '@sallyport/policy'
+import { MAX_PATH_LENGTH } from '@sallyport/workspace-guard'
 import { z } from 'zod'
 
 const PromptArgs = z.object({
   task: z.string().min(1).max(8000).describe('What you want done, in your own words.'),
-  path: z.string().min(1).max(1024).optional().describe('A workspace path the task is about (optional).'),
+  path: z
+    .string()
+    .min(1)
+    .max(MAX_PATH_LENGTH)
+    .optional()
+    .describe('A workspace path the task is about (optional).'),
 })
 
-const PROMPTS = [
-  { name: 'gateway.implement', title: 'Implement a change', verb: 'Implement the following change' },
-  {
-    name: 'gateway.debug',
-    title: 'Debug a problem',
-    verb: 'Find and fix the cause of the following problem',
-  },
-  { name: 'gateway.review', title: 'Review code', verb: 'Review the following and report concrete issues' },
-  { name: 'gateway.explain', title: 'Explain code', verb: 'Explain the following clearly' },
-] as const
+// Keyed by the policy's prompt names: a prompt missing here, or a misspelt name, fails to compile.
+const PROMPTS: Readonly<Record<PromptName, { title: string; verb: string }>> = {
+  'gateway.implement': { title: 'Implement a change', verb: 'Implement the following change' },
+  'gateway.debug': { title: 'Debug a problem', verb: 'Find and fix the cause of the following problem' },
+  'gateway.review': { title: 'Review code', verb: 'Review the following and report concrete issues' },
+  'gateway.explain': { title: 'Explain code', verb: 'Explain the following clearly' },
+}
 
 /**
- * The four static workflow prompts. Each returns one client-visible user message that asks the
- * client to call `gateway.agent.run`; a prompt never calls the agent runtime itself and so
- * cannot bypass policy, moderation or permission handling.
+ * The static workflow prompts of the policy (`promptsFor`). Each returns one client-visible user
+ * message that asks the client to call `gateway.agent.run`; a prompt never calls the agent
+ * runtime itself and so cannot bypass policy, moderation or permission handling.
  */
-export function registerPrompts(server: McpServer, allowed: ReadonlySet<string>): void {
-  for (const prompt of PROMPTS) {
-    if (!allowed.has(prompt.name)) continue
+export function registerPrompts(server: McpServer, names: readonly PromptName[]): void {
+  for (const name of names) {
+    const prompt = PROMPTS[name]
     server.registerPrompt(
-      prompt.name,
+      name,
       {
         title: prompt.title,
         description: `${prompt.title} through the agent (uses gateway.agent.run).`,

@@ -1,67 +1,86 @@
-import type { WorkspaceGuard } from '@agentgate/workspace-guard'
-import {
-  type McpServer,
-  ProtocolError,
-  ResourceNotFoundError,
-  ResourceTemplate,
-} from '@modelcontextprotocol/server'
-import { toGatewayError } from '../error-mapping.js'
+import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/server'
+import type { ResourceTemplate as PolicyTemplate, ResourceTemplateName } from '@sallyport/policy'
+import { DEFAULT_MAX_BYTES, type WorkspaceGuard } from '@sallyport/workspace-guard'
+import { resourceError, toGatewayError } from '../error-mapping.js'
+import { GatewayError } from '../errors.js'
+import type { AuditBook } from '../http/audit.js'
 import { type JobContext, jobStatus } from '../jobs/job-status.js'
-import type { AuditRecord } from '../logger.js'
 import { messageViews, sessionDiff, todoViews } from '../sessions/views.js'
 
 export interface ResourceContext extends JobContext {
   guard: WorkspaceGuard
-  audit: AuditRecord
+  audit: AuditBook
 }
 
-const INVALID_PARAMS = -32602
+/** A URI variable's value; a malformed `%` escape is the caller's invalid input. */
+function decode(value: string): string {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    throw new GatewayError('invalid_input', 'The resource URI is not valid (malformed percent-encoding).')
+  }
+}
+
+const JSON_TYPE = 'application/json'
 
 type TextContents = { contents: Array<{ uri: string; mimeType: string; text: string }> }
 
+type ReadCallback = (
+  uri: URL,
+  variables: Record<string, string | string[]>,
+  extra: { mcpReq: { id: unknown } },
+) => Promise<TextContents>
+
+/** What the gateway serves for one resource template of the policy table. */
+interface ResourceServing {
+  description: string
+  mimeType: string
+  read: ReadCallback
+}
+
 /**
- * Registers the resource templates this policy may read (policy `resourceTemplatesFor`). Every
- * read opens the handle again (AES-GCM, identity, expiry), verifies the session's ownership
- * record and, for workspace files, runs the guard: nothing is cached between reads.
+ * Registers the resource templates this policy may read (policy `resourceTemplatesFor`: their
+ * names and URI templates). Every read opens the handle again (AES-GCM, identity, expiry),
+ * verifies the session's ownership record and, for workspace files, runs the guard: nothing is
+ * cached between reads.
  */
 export function registerResources(
   server: McpServer,
   ctx: ResourceContext,
-  allowed: ReadonlySet<string>,
+  templates: readonly PolicyTemplate[],
 ): void {
   const { owned, runtime, redactor } = ctx
   const json = (uri: URL, value: unknown): TextContents => ({
-    contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value) }],
+    contents: [{ uri: uri.href, mimeType: JSON_TYPE, text: JSON.stringify(value) }],
   })
   const read =
-    (name: string, fn: (uri: URL, vars: Record<string, string>) => Promise<TextContents>) =>
-    async (uri: URL, variables: Record<string, string | string[]>): Promise<TextContents> => {
-      ctx.audit.tool = name
+    (
+      name: ResourceTemplateName,
+      fn: (uri: URL, vars: Record<string, string>) => Promise<TextContents>,
+    ): ReadCallback =>
+    async (uri, variables, extra) => {
+      const audit = ctx.audit.claim(extra.mcpReq.id, 'resources/read')
+      audit.tool = name
       const vars = Object.fromEntries(
         Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : v]),
       )
       try {
         const result = await fn(uri, vars)
-        ctx.audit.toolOutcome = 'ok'
+        audit.outcome = 'ok'
         return result
       } catch (error) {
         const mapped = toGatewayError(error)
-        ctx.audit.toolOutcome = 'error'
-        ctx.audit.errorCode = mapped.code
-        if (
-          mapped.code === 'not_found' ||
-          mapped.code === 'handle_invalid' ||
-          mapped.code === 'handle_expired'
-        ) {
-          throw new ResourceNotFoundError(uri.href, mapped.message)
-        }
-        throw new ProtocolError(INVALID_PARAMS, mapped.message, { code: mapped.code })
+        // A URI that is not valid (a malformed escape) is refused before any read, like invalid
+        // tool input.
+        audit.outcome = mapped.code === 'invalid_input' ? 'refused' : 'error'
+        audit.errorCode = mapped.code
+        throw resourceError(mapped, uri)
       }
     }
 
   const sessionView = (view: 'messages' | 'diff' | 'todos') =>
     read(`gateway.session.${view}`, async (uri, { session: handle = '' }) => {
-      const session = await owned.openSession(decodeURIComponent(handle))
+      const session = await owned.openSession(decode(handle))
       if (view === 'todos') return json(uri, { todos: todoViews(redactor, await runtime.todos(session.id)) })
       const messages = await runtime.messages(session.id)
       if (view === 'messages')
@@ -69,53 +88,47 @@ export function registerResources(
       return json(uri, { diff: await sessionDiff(runtime, redactor, session.id, messages) })
     })
 
-  const templates: Array<[string, string, string, ReturnType<typeof read>]> = [
-    [
-      'gateway.session.messages',
-      'gateway://sessions/{session}/messages',
-      'Messages of one of your sessions',
-      sessionView('messages'),
-    ],
-    [
-      'gateway.session.diff',
-      'gateway://sessions/{session}/diff',
-      'Files changed in one of your sessions',
-      sessionView('diff'),
-    ],
-    [
-      'gateway.session.todos',
-      'gateway://sessions/{session}/todos',
-      "The agent's todo list of one of your sessions",
-      sessionView('todos'),
-    ],
-    [
-      'gateway.job',
-      'gateway://jobs/{job}',
-      'Status of one of your jobs',
-      read('gateway.job', async (uri, { job = '' }) => {
-        const ref = await owned.openJob(decodeURIComponent(job))
+  // Keyed by the policy's template names: a template missing here, or a misspelt name, fails to
+  // compile. The URI templates themselves come from the policy table.
+  const serving: Record<ResourceTemplateName, ResourceServing> = {
+    'gateway.session.messages': {
+      description: 'Messages of one of your sessions',
+      mimeType: JSON_TYPE,
+      read: sessionView('messages'),
+    },
+    'gateway.session.diff': {
+      description: 'Files changed in one of your sessions',
+      mimeType: JSON_TYPE,
+      read: sessionView('diff'),
+    },
+    'gateway.session.todos': {
+      description: "The agent's todo list of one of your sessions",
+      mimeType: JSON_TYPE,
+      read: sessionView('todos'),
+    },
+    'gateway.job': {
+      description: 'Status of one of your jobs',
+      mimeType: JSON_TYPE,
+      read: read('gateway.job', async (uri, { job = '' }) => {
+        const ref = await owned.openJob(decode(job))
         return json(uri, await jobStatus(ctx, ref.session, ref))
       }),
-    ],
-  ]
-  {
-    const guard = ctx.guard
-    templates.push([
-      'gateway.workspace.file',
-      'gateway://workspace/{+path}',
-      'A UTF-8 text file of the workspace (at most 256 KiB)',
-      read('gateway.workspace.file', async (uri, { path = '' }) => {
-        const file = await guard.read(decodeURIComponent(path))
+    },
+    'gateway.workspace.file': {
+      description: `A UTF-8 text file of the workspace (at most ${DEFAULT_MAX_BYTES / 1024} KiB)`,
+      mimeType: 'text/plain',
+      read: read('gateway.workspace.file', async (uri, { path = '' }) => {
+        const file = await ctx.guard.read(decode(path))
         return { contents: [{ uri: uri.href, mimeType: file.mimeType, text: file.text }] }
       }),
-    ])
+    },
   }
-  for (const [name, template, description, callback] of templates) {
-    if (!allowed.has(name) && !allowed.has(template)) continue
+  for (const { name, uriTemplate } of templates) {
+    const { description, mimeType, read: callback } = serving[name]
     server.registerResource(
       name,
-      new ResourceTemplate(template, { list: undefined }),
-      { description, mimeType: name === 'gateway.workspace.file' ? 'text/plain' : 'application/json' },
+      new ResourceTemplate(uriTemplate, { list: undefined }),
+      { description, mimeType },
       callback,
     )
   }

@@ -1,9 +1,9 @@
-import type { HandleCodec } from '@agentgate/handles'
-import { catalogFor, toolsFor } from '@agentgate/policy'
-import type { WorkspaceGuard } from '@agentgate/workspace-guard'
 import { McpServer, type McpServerFactory } from '@modelcontextprotocol/server'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
-import type { RequestScope } from '../http/app.js'
+import type { HandleCodec } from '@sallyport/handles'
+import { promptsFor, resourceTemplatesFor, type ToolName, toolsFor } from '@sallyport/policy'
+import type { WorkspaceGuard } from '@sallyport/workspace-guard'
+import { requestScopeOf } from '../http/app.js'
 import type { Logger } from '../logger.js'
 import type { Redactor } from '../redact.js'
 import type { RuntimePort } from '../runtime/port.js'
@@ -31,8 +31,11 @@ export interface ServerFactoryOptions {
   now?: () => number
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: heterogeneous tool definitions, each typed where it is made
+type AnyToolDefinition = ToolDefinition<any, any>
+
 const INSTRUCTIONS =
-  'agentgate runs a coding agent for you. Start with gateway.agent.run, follow the job with gateway.job.get (waitMs waits), answer questions and permission requests with gateway.interaction.respond, and read results with gateway.session.get. Handles are opaque: pass them back exactly as received.'
+  'sallyport runs a coding agent for you. Start with gateway.agent.run, follow the job with gateway.job.get (waitMs waits), answer questions and permission requests with gateway.interaction.respond, and read results with gateway.session.get. Handles are opaque: pass them back exactly as received.'
 
 /**
  * The per-request MCP server factory. The tools, resources and prompts registered are exactly
@@ -43,13 +46,13 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
   const validator = new AjvJsonSchemaValidator()
   const starting = new Set<string>()
   return (ctx) => {
-    const scope = ctx.authInfo?.extra?.scope as RequestScope | undefined
+    const scope = requestScopeOf(ctx.authInfo)
     // The HTTP layer authenticates before any instance is built; reaching here without a
     // principal is a wiring bug and must not serve anything.
     if (!scope) throw new Error('unauthenticated MCP request reached the server factory')
-    const { principal, audit } = scope
+    const { principal } = scope
     const server = new McpServer(
-      { name: 'agentgate', version: options.version },
+      { name: 'sallyport', version: options.version },
       {
         jsonSchemaValidator: validator,
         instructions: INSTRUCTIONS,
@@ -71,26 +74,26 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
       starting,
       ...(options.now && { now: options.now }),
     }
-    const allowed = new Set<string>(toolsFor(principal.policy))
     const guard = options.guard
-    // biome-ignore lint/suspicious/noExplicitAny: heterogeneous tool definitions
-    const tools: Array<ToolDefinition<any, any>> = [
-      agentRunTool(base),
-      jobGetTool(base),
-      jobCancelTool(base),
-      sessionListTool(base),
-      sessionGetTool(base),
-      sessionForkTool(base),
-      sessionDeleteTool(base),
-      interactionRespondTool(base),
-      catalogTool(principal),
-      workspaceSearchTool(guard),
-      workspaceReadTool(guard),
-    ]
-    for (const tool of tools) if (allowed.has(tool.name)) defineTool(server, audit, options.logger, tool)
-    const catalog = catalogFor(principal.policy)
-    registerResources(server, { ...base, guard, audit }, new Set(catalog.resources))
-    registerPrompts(server, new Set(catalog.prompts))
+    // Keyed by the policy's tool names: a tool missing here, or a misspelt name, fails to compile.
+    const tools: Readonly<Record<ToolName, AnyToolDefinition>> = {
+      'gateway.agent.run': agentRunTool(base),
+      'gateway.job.get': jobGetTool(base),
+      'gateway.job.cancel': jobCancelTool(base),
+      'gateway.session.list': sessionListTool(base),
+      'gateway.session.get': sessionGetTool(base),
+      'gateway.session.fork': sessionForkTool(base),
+      'gateway.session.delete': sessionDeleteTool(base),
+      'gateway.workspace.search': workspaceSearchTool(guard),
+      'gateway.workspace.read': workspaceReadTool(guard),
+      'gateway.interaction.respond': interactionRespondTool(base),
+      'gateway.catalog.get': catalogTool(principal),
+    }
+    // The policy's tables decide what is registered, in catalog order.
+    for (const name of toolsFor(principal.policy))
+      defineTool(server, scope, options.logger, name, tools[name])
+    registerResources(server, { ...base, guard, audit: scope.audit }, resourceTemplatesFor(principal.policy))
+    registerPrompts(server, promptsFor(principal.policy))
     return server
   }
 }

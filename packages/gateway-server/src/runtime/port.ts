@@ -1,7 +1,5 @@
-import type { TurnMessage } from '../jobs/derive-job-state.js'
-
 // The narrow view of the agent runtime the gateway's tools use. `upstream-adapter.ts` implements
-// it over `@agentgate/upstream-client`; keeping it narrow keeps the tools testable and makes
+// it over `@sallyport/upstream-client`; keeping it narrow keeps the tools testable and makes
 // every upstream operation the gateway can perform visible in one place.
 
 export interface RuntimeSession {
@@ -11,6 +9,38 @@ export interface RuntimeSession {
   metadata?: Record<string, unknown>
   time: { created: number; updated: number }
   summary?: { additions: number; deletions: number; files: number }
+}
+
+/**
+ * A message of a session as the port gives it: the fields the gateway reads (job state, views,
+ * usage), structurally a subset of the runtime's own message, so the adapter passes the upstream
+ * client's validated messages through unchanged.
+ */
+export interface RuntimeMessage {
+  info: {
+    id: string
+    role: string
+    parentID?: string
+    time: { created: number; completed?: number }
+    error?: { name: string; data?: { message?: unknown } }
+    finish?: string
+    cost?: number
+    tokens?: {
+      input?: number
+      output?: number
+      reasoning?: number
+      cache?: { read?: number; write?: number }
+    }
+  }
+  parts: ReadonlyArray<{
+    type: string
+    text?: unknown
+    synthetic?: unknown
+    ignored?: unknown
+    tool?: unknown
+    state?: unknown
+    time?: unknown
+  }>
 }
 
 export interface RuntimePermission {
@@ -48,13 +78,26 @@ export interface RuntimeTodo {
 
 export type RuntimeStatus = 'idle' | 'busy' | 'retry'
 
+/**
+ * What a reply to a pending ask came to: `absent` when the runtime no longer knows the ask (it
+ * was answered or dismissed meanwhile, or its session is gone). Not an error: the caller decides.
+ */
+export type ReplyOutcome = 'replied' | 'absent'
+
+/** Why a `waitUntil` check runs: the event sequence number its reads must reflect. */
+export interface RuntimeWake {
+  /** See `RuntimePort.eventSequence`; a read started at or after this number is fresh enough. */
+  sequence: number
+}
+
 export interface RuntimePort {
   createSession(input: {
     title?: string
     agent: string
     metadata: Record<string, unknown>
   }): Promise<RuntimeSession>
-  getSession(id: string): Promise<RuntimeSession>
+  /** The session, or `undefined` when the runtime does not know it (gone, or never existed). */
+  getSession(id: string): Promise<RuntimeSession | undefined>
   listSessions(): Promise<RuntimeSession[]>
   setSessionMetadata(id: string, metadata: Record<string, unknown>): Promise<void>
   forkSession(id: string, messageId?: string): Promise<RuntimeSession>
@@ -62,6 +105,11 @@ export interface RuntimePort {
   deleteSession(id: string): Promise<void>
   /** Aborts the session's run (and subagents) and rejects its pending asks. */
   abortSession(id: string): Promise<void>
+  /**
+   * Aborts the session's run and nothing else (no listing, no asks): the cheap repeat a cancel
+   * sends while the run still shows up live. Absent: `abortSession` is used.
+   */
+  abortRun?(id: string): Promise<void>
   statusOf(id: string): Promise<RuntimeStatus>
   statuses(): Promise<Map<string, RuntimeStatus>>
   /**
@@ -71,24 +119,34 @@ export interface RuntimePort {
   viewStatusOf(id: string): Promise<RuntimeStatus>
   /** All statuses for a read-only view (see `viewStatusOf`). */
   viewStatuses(): Promise<ReadonlyMap<string, RuntimeStatus>>
-  messages(id: string): Promise<TurnMessage[]>
+  messages(id: string): Promise<RuntimeMessage[]>
   prompt(id: string, input: { messageId: string; agent: string; text: string }): Promise<void>
   todos(id: string): Promise<RuntimeTodo[]>
   messageDiff(id: string, messageId: string): Promise<RuntimeFileDiff[]>
   permissions(sessionId: string): Promise<RuntimePermission[]>
   questions(sessionId: string): Promise<RuntimeQuestion[]>
-  replyPermission(requestId: string, reply: 'once' | 'always' | 'reject', message?: string): Promise<void>
-  replyQuestion(requestId: string, answers: string[][]): Promise<void>
-  rejectQuestion(requestId: string): Promise<void>
+  replyPermission(
+    requestId: string,
+    reply: 'once' | 'always' | 'reject',
+    message?: string,
+  ): Promise<ReplyOutcome>
+  replyQuestion(requestId: string, answers: string[][]): Promise<ReplyOutcome>
+  rejectQuestion(requestId: string): Promise<ReplyOutcome>
   newMessageId(): string
+  /**
+   * How many runtime events the port has seen so far (monotonic). A read started when this was
+   * `n` reflects every event up to `n`; waiters woken by event `n` may share any read started at
+   * or after `n` (see `jobs/turn-reads.ts`). Absent: no sharing between waiters.
+   */
+  eventSequence?(): number
   /**
    * Resolves with the first non-undefined result of `check`, run once now and again whenever
    * the session changes (or on a poll while the event stream is down), or `undefined` at the
-   * deadline.
+   * deadline. `wake` (when the port counts events) names the event the run must reflect.
    */
   waitUntil<T>(
     sessionId: string,
-    check: () => Promise<T | undefined>,
+    check: (wake?: RuntimeWake) => Promise<T | undefined>,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<T | undefined>
   healthy(): Promise<boolean>

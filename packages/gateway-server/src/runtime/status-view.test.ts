@@ -1,4 +1,4 @@
-import type { RawEvent } from '@agentgate/upstream-client'
+import type { RawEvent } from '@sallyport/upstream-client'
 import { describe, expect, it } from 'vitest'
 import { createStatusView } from './status-view.js'
 

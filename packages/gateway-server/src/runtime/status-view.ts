@@ -1,4 +1,4 @@
-import type { RawEvent, UpstreamClient } from '@agentgate/upstream-client'
+import type { RawEvent, UpstreamClient } from '@sallyport/upstream-client'
 import type { RuntimeStatus } from './port.js'
 
 /**

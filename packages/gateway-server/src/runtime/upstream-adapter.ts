@@ -1,6 +1,5 @@
-import type { SessionEvent, UpstreamClient } from '@agentgate/upstream-client'
-import type { TurnMessage } from '../jobs/derive-job-state.js'
-import type { RuntimePort, RuntimeSession, RuntimeStatus } from './port.js'
+import { type SessionEvent, type UpstreamClient, UpstreamError } from '@sallyport/upstream-client'
+import type { ReplyOutcome, RuntimePort, RuntimeSession, RuntimeStatus } from './port.js'
 import { createStatusView } from './status-view.js'
 
 // Events after which a job's state may have changed. Streaming part updates are left out on
@@ -38,10 +37,25 @@ function toSession(s: {
   }
 }
 
+/** True for the runtime's 404: the one failure the port reports as a result, not an error. */
+const isNotFound = (error: unknown): boolean =>
+  UpstreamError.isInstance(error) && error.code === 'ERR_UPSTREAM_NOT_FOUND'
+
+/** Runs a reply to a pending ask; the runtime's 404 (the ask is no longer pending) is `absent`. */
+async function reply(call: () => Promise<unknown>): Promise<ReplyOutcome> {
+  try {
+    await call()
+    return 'replied'
+  } catch (error) {
+    if (isNotFound(error)) return 'absent'
+    throw error
+  }
+}
+
 const statusType = (type: string | undefined): RuntimeStatus =>
   type === 'busy' ? 'busy' : type === 'retry' ? 'retry' : 'idle'
 
-/** The gateway's `RuntimePort` over `@agentgate/upstream-client` (directory pinned by the client). */
+/** The gateway's `RuntimePort` over `@sallyport/upstream-client` (directory pinned by the client). */
 export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
   const view = createStatusView(client)
   const statusOf = async (id: string): Promise<RuntimeStatus> =>
@@ -52,7 +66,14 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
   }
   return {
     createSession: async (input) => toSession(await client.createSession(input)),
-    getSession: async (id) => toSession(await client.getSession(id)),
+    getSession: async (id) => {
+      try {
+        return toSession(await client.getSession(id))
+      } catch (error) {
+        if (isNotFound(error)) return undefined
+        throw error
+      }
+    },
     // Subagent sessions (with a parent) are never created by the gateway, so never owned.
     listSessions: async () => (await client.listSessions({ roots: true })).map(toSession),
     setSessionMetadata: async (id, metadata) => {
@@ -66,12 +87,15 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
     abortSession: async (id) => {
       await client.settleSession(id)
     },
+    abortRun: async (id) => {
+      await client.abortSession(id)
+    },
     statusOf,
     statuses,
     viewStatusOf: async (id) => view.get(id) ?? statusOf(id),
     viewStatuses: async () => view.all() ?? statuses(),
     close: () => view.close(),
-    messages: async (id) => (await client.listMessages(id)).messages as unknown as TurnMessage[],
+    messages: async (id) => (await client.listMessages(id)).messages,
     prompt: async (id, { messageId, agent, text }) => {
       await client.promptAsync(id, { messageID: messageId, agent, parts: [{ type: 'text', text }] })
     },
@@ -104,16 +128,12 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
           ...(item.custom !== undefined && { custom: item.custom }),
         })),
       })),
-    replyPermission: async (requestId, reply, message) => {
-      await client.replyPermission(requestId, reply, message)
-    },
-    replyQuestion: async (requestId, answers) => {
-      await client.replyQuestion(requestId, answers)
-    },
-    rejectQuestion: async (requestId) => {
-      await client.rejectQuestion(requestId)
-    },
+    replyPermission: (requestId, decision, message) =>
+      reply(() => client.replyPermission(requestId, decision, message)),
+    replyQuestion: (requestId, answers) => reply(() => client.replyQuestion(requestId, answers)),
+    rejectQuestion: (requestId) => reply(() => client.rejectQuestion(requestId)),
     newMessageId: () => client.newMessageId(),
+    eventSequence: () => client.events.sequence,
     waitUntil: (sessionId, check, options) =>
       client.events.waitUntil(sessionId, check, {
         timeoutMs: options.timeoutMs,

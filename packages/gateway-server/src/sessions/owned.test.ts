@@ -1,4 +1,4 @@
-import { createHandleCodec, createOwnershipSigner } from '@agentgate/handles'
+import { createHandleCodec, createOwnershipSigner } from '@sallyport/handles'
 import { describe, expect, it } from 'vitest'
 import type { RuntimePort } from '../runtime/port.js'
 import { ownedSessions } from './owned.js'
@@ -6,12 +6,8 @@ import { ownedSessions } from './owned.js'
 const secret = new Uint8Array(32).fill(7)
 const principal = { username: 'owner', identity: `id_${'A'.repeat(22)}`, policy: 'full' as const }
 const runtime = {} as RuntimePort
-const owned = ownedSessions(
-  principal,
-  createHandleCodec({ secret }),
-  createOwnershipSigner({ secret }),
-  runtime,
-)
+const codec = createHandleCodec({ secret })
+const owned = ownedSessions(principal, codec, createOwnershipSigner({ secret }), runtime)
 const SESSION = `ses_${'a'.repeat(26)}`
 const MESSAGE = `msg_${'b'.repeat(26)}`
 
@@ -41,5 +37,33 @@ describe('ownedSessions handles', () => {
     await expect(owned.openMessage(message, `ses_${'z'.repeat(26)}`)).rejects.toMatchObject({
       code: 'not_found',
     })
+  })
+
+  it('reads a job handle without a usable start time as started at 0', async () => {
+    for (const t of [undefined, 'soon', null]) {
+      const job = await codec.seal('job', principal.identity, {
+        s: SESSION,
+        m: MESSAGE,
+        ...(t !== undefined && { t }),
+      })
+      expect((await owned.jobOf(job)).startedAt).toBe(0)
+    }
+  })
+
+  it.each([
+    ['a session handle without its id', 'session', {}],
+    ['a session handle with an empty id', 'session', { s: '' }],
+    ['a job handle whose message id is not a string', 'job', { s: SESSION, m: 7, t: 1 }],
+    ['an interaction handle of an unknown kind', 'interaction', { s: SESSION, r: 'per_1', k: 'x' }],
+    ['a message handle without its message id', 'message', { s: SESSION }],
+  ] as const)('refuses %s as not_found (each kind has its payload schema)', async (_label, kind, payload) => {
+    const handle = await codec.seal(kind, principal.identity, payload)
+    const opening = {
+      session: () => owned.sessionIdOf(handle),
+      job: () => owned.jobOf(handle),
+      interaction: () => owned.openInteraction(handle),
+      message: () => owned.openMessage(handle, SESSION),
+    }[kind]
+    await expect(opening()).rejects.toMatchObject({ code: 'not_found' })
   })
 })

@@ -1,10 +1,11 @@
-import type { HandleCodec, HandleKind } from '@agentgate/handles'
+import type { HandleCodec, HandleKind } from '@sallyport/handles'
+import { z } from 'zod'
 import { GatewayError } from '../errors.js'
 import type { Principal } from '../principal.js'
 import type { RuntimePort, RuntimeSession } from '../runtime/port.js'
 
 /** Key of the ownership record inside an upstream session's `metadata`. */
-export const OWNER_KEY = 'agentgate'
+export const OWNER_KEY = 'sallyport'
 
 export interface OwnershipSignerLike {
   sign(upstreamSessionId: string, identity: string): Promise<unknown>
@@ -55,6 +56,22 @@ export interface OwnedSessions {
 
 const notFound = (): GatewayError => new GatewayError('not_found', 'Not found.')
 
+// What each kind of handle carries, sealed and opened only here. One-letter keys keep handles
+// short enough to paste. A payload that opens (so the gateway sealed it) but does not match its
+// kind's schema is `not_found`, like any handle that does not open.
+const upstreamId = z.string().min(1)
+const HANDLE_PAYLOADS = {
+  session: z.object({ s: upstreamId }),
+  message: z.object({ s: upstreamId, m: upstreamId }),
+  // `t`: when the run started (ms); a handle without one reads as started long ago.
+  job: z.object({ s: upstreamId, m: upstreamId, t: z.number().catch(0) }),
+  // `k`: `p` for a permission request, `q` for a question.
+  interaction: z.object({ s: upstreamId, r: upstreamId, k: z.enum(['p', 'q']) }),
+}
+/** The payload of each handle kind. */
+type HandlePayloads = { [K in HandleKind]: z.output<(typeof HANDLE_PAYLOADS)[K]> }
+const PAYLOAD_SCHEMAS: { readonly [K in HandleKind]: z.ZodType<HandlePayloads[K]> } = HANDLE_PAYLOADS
+
 export function ownedSessions(
   principal: Principal,
   codec: HandleCodec,
@@ -63,12 +80,13 @@ export function ownedSessions(
 ): OwnedSessions {
   const identity = principal.identity
 
-  async function open(kind: HandleKind, handle: string): Promise<Record<string, unknown>> {
-    return codec.open(kind, identity, handle)
-  }
-  const str = (value: unknown): string => {
-    if (typeof value !== 'string' || value === '') throw notFound()
-    return value
+  const seal = <K extends HandleKind>(kind: K, payload: HandlePayloads[K]): Promise<string> =>
+    codec.seal(kind, identity, payload)
+
+  async function open<K extends HandleKind>(kind: K, handle: string): Promise<HandlePayloads[K]> {
+    const parsed = PAYLOAD_SCHEMAS[kind].safeParse(await codec.open(kind, identity, handle))
+    if (!parsed.success) throw notFound()
+    return parsed.data
   }
 
   async function isOwned(session: RuntimeSession): Promise<boolean> {
@@ -76,51 +94,39 @@ export function ownedSessions(
   }
 
   async function loadOwned(sessionId: string): Promise<RuntimeSession> {
-    let session: RuntimeSession
-    try {
-      session = await runtime.getSession(sessionId)
-    } catch (error) {
-      if ((error as { code?: string }).code === 'ERR_UPSTREAM_NOT_FOUND') throw notFound()
-      throw error
-    }
-    if (!(await isOwned(session))) throw notFound()
+    const session = await runtime.getSession(sessionId)
+    if (session === undefined || !(await isOwned(session))) throw notFound()
     return session
   }
 
   async function jobOf(handle: string): Promise<{ sessionId: string; messageId: string; startedAt: number }> {
-    const payload = await open('job', handle)
-    const startedAt = typeof payload.t === 'number' && Number.isFinite(payload.t) ? payload.t : 0
-    return { sessionId: str(payload.s), messageId: str(payload.m), startedAt }
+    const { s, m, t } = await open('job', handle)
+    return { sessionId: s, messageId: m, startedAt: t }
   }
 
   return {
-    sealSession: (id) => codec.seal('session', identity, { s: id }),
-    sealJob: (s, m, t) => codec.seal('job', identity, { s, m, t }),
-    sealInteraction: (s, r, kind) =>
-      codec.seal('interaction', identity, { s, r, k: kind === 'permission' ? 'p' : 'q' }),
-    sealMessage: (s, m) => codec.seal('message', identity, { s, m }),
+    sealSession: (id) => seal('session', { s: id }),
+    sealJob: (s, m, t) => seal('job', { s, m, t }),
+    sealInteraction: (s, r, kind) => seal('interaction', { s, r, k: kind === 'permission' ? 'p' : 'q' }),
+    sealMessage: (s, m) => seal('message', { s, m }),
     async openSession(handle) {
-      const payload = await open('session', handle)
-      return loadOwned(str(payload.s))
+      return loadOwned((await open('session', handle)).s)
     },
     async openJob(handle) {
       const { sessionId, messageId, startedAt } = await jobOf(handle)
       return { session: await loadOwned(sessionId), messageId, startedAt }
     },
-    sessionIdOf: async (handle) => str((await open('session', handle)).s),
+    sessionIdOf: async (handle) => (await open('session', handle)).s,
     loadOwned,
     jobOf,
     async openInteraction(handle) {
-      const payload = await open('interaction', handle)
-      const requestId = str(payload.r)
-      const kind = payload.k === 'p' ? 'permission' : payload.k === 'q' ? 'question' : undefined
-      if (!kind) throw notFound()
-      return { session: await loadOwned(str(payload.s)), requestId, kind }
+      const { s, r, k } = await open('interaction', handle)
+      return { session: await loadOwned(s), requestId: r, kind: k === 'p' ? 'permission' : 'question' }
     },
     async openMessage(handle, sessionId) {
-      const payload = await open('message', handle)
-      if (payload.s !== sessionId) throw notFound()
-      return str(payload.m)
+      const { s, m } = await open('message', handle)
+      if (s !== sessionId) throw notFound()
+      return m
     },
     isOwned,
     async ownershipMetadata(sessionId) {

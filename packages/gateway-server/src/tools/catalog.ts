@@ -1,4 +1,4 @@
-import { catalogFor } from '@agentgate/policy'
+import { catalogFor } from '@sallyport/policy'
 import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { Principal } from '../principal.js'
 import { Catalog, CatalogGetInput } from '../schemas.js'
@@ -6,7 +6,6 @@ import { Catalog, CatalogGetInput } from '../schemas.js'
 /** `gateway.catalog.get`: the caller's own tools, resource templates and prompts, by name. Nothing of the runtime. */
 export function catalogTool(principal: Principal): ToolDefinition<typeof CatalogGetInput, typeof Catalog> {
   return {
-    name: 'gateway.catalog.get',
     title: 'What this credential may use',
     description:
       'List the tools, resource templates and prompts available to this credential, and its policy.',
@@ -16,7 +15,7 @@ export function catalogTool(principal: Principal): ToolDefinition<typeof Catalog
     run: async () => {
       const catalog = catalogFor(principal.policy)
       return {
-        service: 'agentgate',
+        service: 'sallyport',
         policy: principal.policy,
         principal: principal.username,
         tools: [...catalog.tools],
@@ -24,7 +23,5 @@ export function catalogTool(principal: Principal): ToolDefinition<typeof Catalog
         prompts: [...catalog.prompts],
       }
     },
-    render: (out) =>
-      `policy ${out.policy} for ${out.principal}\ntools: ${out.tools.join(', ')}\nresources: ${out.resources.join(', ')}\nprompts: ${out.prompts.join(', ')}`,
   }
 }

@@ -1,4 +1,4 @@
-import { isDecisionAllowed, type Policy } from '@agentgate/policy'
+import { isDecisionAllowed, type Policy } from '@sallyport/policy'
 import { GatewayError } from '../errors.js'
 import type { ToolDefinition } from '../mcp/define-tool.js'
 import type { Principal } from '../principal.js'
@@ -14,6 +14,8 @@ export interface InteractionToolContext {
   screening: ScreeningHook
 }
 
+// Also what a reply that comes back `absent` means: the request was answered or dismissed in the
+// meantime (the runtime answers 404).
 const notPending = (): GatewayError =>
   new GatewayError('not_pending', 'That question or permission request is no longer pending.')
 
@@ -39,14 +41,13 @@ export function interactionRespondTool(
 ): ToolDefinition<typeof InteractionRespondInput, typeof InteractionRespond> {
   const { runtime, owned, principal } = ctx
   return {
-    name: 'gateway.interaction.respond',
     title: 'Answer the agent',
     description:
       'Answer a pending question (answers: one array of option labels or custom text per question, or decision "reject" to dismiss it) or a permission request (decision once, always or reject, with an optional message). Only the full policy may approve (once/always), and only with a decision its allowedDecisions list. "always" approves matching requests for the whole workspace until the runtime restarts; a web fetch request (permission webfetch) can never be approved "always", since that would approve every URL.',
     input: InteractionRespondInput,
     output: InteractionRespond,
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ interaction, decision, answers, message }) => {
+    run: async ({ interaction, decision, answers, message }, _signal, call) => {
       const ref = await owned.openInteraction(interaction)
       if (ref.kind === 'permission') {
         if (decision === undefined)
@@ -64,8 +65,12 @@ export function interactionRespondTool(
         // And for this ask: the decisions offered in its allowedDecisions, no others.
         assertDecisionAllowed(principal.policy, decision, ask.permission)
         if (message !== undefined)
-          await screenOrThrow(ctx.screening, { kind: 'permission_message', text: message, principal })
-        await runtime.replyPermission(ref.requestId, decision, message).catch(mapGone)
+          await screenOrThrow(
+            ctx.screening,
+            { kind: 'permission_message', text: message, principal },
+            call.screened,
+          )
+        if ((await runtime.replyPermission(ref.requestId, decision, message)) === 'absent') throw notPending()
         return { accepted: true as const, kind: 'permission' as const }
       }
       if (message !== undefined)
@@ -77,7 +82,7 @@ export function interactionRespondTool(
       const question = pending.find((q) => q.id === ref.requestId && q.sessionID === ref.session.id)
       if (!question) throw notPending()
       if (decision === 'reject' && answers === undefined) {
-        await runtime.rejectQuestion(ref.requestId).catch(mapGone)
+        if ((await runtime.rejectQuestion(ref.requestId)) === 'absent') throw notPending()
         return { accepted: true as const, kind: 'question' as const }
       }
       if (decision !== undefined || answers === undefined) {
@@ -92,16 +97,13 @@ export function interactionRespondTool(
           `Give one answer array per question (${question.questions.length}).`,
         )
       }
-      await screenOrThrow(ctx.screening, { kind: 'answer', text: answers.flat().join('\n'), principal })
-      await runtime.replyQuestion(ref.requestId, answers).catch(mapGone)
+      await screenOrThrow(
+        ctx.screening,
+        { kind: 'answer', text: answers.flat().join('\n'), parts: answers.flat(), principal },
+        call.screened,
+      )
+      if ((await runtime.replyQuestion(ref.requestId, answers)) === 'absent') throw notPending()
       return { accepted: true as const, kind: 'question' as const }
     },
-    render: (out) => `accepted (${out.kind})`,
   }
-}
-
-/** The runtime answers 404 when the request was answered in the meantime. */
-function mapGone(error: unknown): never {
-  if ((error as { code?: string }).code === 'ERR_UPSTREAM_NOT_FOUND') throw notPending()
-  throw error
 }

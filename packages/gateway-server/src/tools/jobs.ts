@@ -1,13 +1,10 @@
-import { agentProfile } from '@agentgate/policy'
+import { agentProfile } from '@sallyport/policy'
+import { isTransientUpstream } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
-import {
-  confirmInterrupted,
-  deriveJob,
-  type JobContext,
-  readTurnState,
-  renderJobStatus,
-  waitForJob,
-} from '../jobs/job-status.js'
+import { cancelRun } from '../jobs/cancel-run.js'
+import { newestRun } from '../jobs/derive-job-state.js'
+import { type JobContext, readJobState, settleJob, waitForJob } from '../jobs/job-status.js'
+import { watchRunEnd } from '../jobs/run-watch.js'
 import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { RuntimeSession } from '../runtime/port.js'
 import { AgentRunInput, JobCancel, JobCancelInput, JobGetInput, JobStatus } from '../schemas.js'
@@ -29,14 +26,14 @@ const busy = (): GatewayError =>
 export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRunInput, typeof JobStatus> {
   const { runtime, owned, principal } = ctx
   return {
-    name: 'gateway.agent.run',
     title: 'Run the agent',
     description:
       'Send a message to the coding agent in a new session or a session you own (session handle). The agent runs asynchronously; waitMs (0-30000) waits for it to finish or to need input. Returns the session and job handles and the job status (running, input_required, completed, failed or cancelled).',
     input: AgentRunInput,
     output: JobStatus,
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ message, session: sessionHandle, title, waitMs }, signal) => {
+    slot: () => 'run',
+    run: async ({ message, session: sessionHandle, title, waitMs }, signal, call) => {
       const agent = agentProfile(principal.policy)
       let session: RuntimeSession | undefined
       if (sessionHandle !== undefined) {
@@ -52,16 +49,37 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
         // A busy session would queue the prompt, and the runtime drops queued prompts when the
         // turn ahead fails: refuse instead of queueing silently.
         if (session && (await runtime.statusOf(session.id)) !== 'idle') throw busy()
-        await screenOrThrow(ctx.screening, { kind: 'message', text: message, principal })
+        await screenOrThrow(ctx.screening, { kind: 'message', text: message, principal }, call.screened)
         if (!session) session = await createOwnedSession(ctx, agent, title)
-        await runtime.prompt(session.id, { messageId, agent, text: message })
+        await promptOrConfirm(runtime, session.id, { messageId, agent, text: message })
       } finally {
         // Once prompted, the runtime itself reports the session busy.
         if (reserved) ctx.starting.delete(reserved)
       }
+      // The credential's run slot stays taken until the run is over, not just this call.
+      const release = call.keep()
+      void watchRunEnd(runtime, session.id, messageId, ctx.now).finally(release)
       return waitForJob(ctx, session, { messageId, startedAt }, waitMs ?? 0, signal)
     },
-    render: renderJobStatus,
+  }
+}
+
+/**
+ * Sends the prompt. When the runtime gave no usable answer (timeout, lost connection: a busy
+ * machine), the prompt may still have been taken: the session's messages tell, and a prompt that
+ * was taken is a started job, not a failure (its client would otherwise lose a running job).
+ */
+async function promptOrConfirm(
+  runtime: JobContext['runtime'],
+  sessionId: string,
+  input: { messageId: string; agent: string; text: string },
+): Promise<void> {
+  try {
+    await runtime.prompt(sessionId, input)
+  } catch (error) {
+    if (!isTransientUpstream(error)) throw error
+    const messages = await runtime.messages(sessionId).catch(() => undefined)
+    if (!messages?.some((m) => m.info.id === input.messageId && m.info.role === 'user')) throw error
   }
 }
 
@@ -86,30 +104,28 @@ async function createOwnedSession(
 /** `gateway.job.get`: the job's status derived from the runtime now, optionally waiting. */
 export function jobGetTool(ctx: JobContext): ToolDefinition<typeof JobGetInput, typeof JobStatus> {
   return {
-    name: 'gateway.job.get',
     title: 'Get a job',
     description:
       'Get the status of a job (from gateway.agent.run), optionally waiting up to waitMs (0-30000) for it to finish or need input.',
     input: JobGetInput,
     output: JobStatus,
     hints: READ_ONLY_HINTS,
+    slot: ({ waitMs }) => ((waitMs ?? 0) > 0 ? 'wait' : undefined),
     run: async ({ job, waitMs }, signal) => {
       const ref = await ctx.owned.jobOf(job)
       // Start the state reads together with the ownership check; used only once it passes.
-      const prefetched = readTurnState(ctx.runtime, ref.sessionId)
+      const prefetched = readJobState(ctx, ref.sessionId)
       prefetched.catch(() => undefined)
       const session = await ctx.owned.loadOwned(ref.sessionId)
       return waitForJob(ctx, session, ref, waitMs ?? 0, signal, prefetched)
     },
-    render: renderJobStatus,
   }
 }
 
 /** `gateway.job.cancel`: aborts the run only while this job is the session's active run. */
 export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCancelInput, typeof JobCancel> {
-  const { runtime, owned } = ctx
+  const { owned } = ctx
   return {
-    name: 'gateway.job.cancel',
     title: 'Cancel a job',
     description:
       'Abort a running job. A job that already ended, or an older job of a session now running a newer one, cannot cancel anything.',
@@ -124,22 +140,32 @@ export function jobCancelTool(ctx: JobToolContext): ToolDefinition<typeof JobCan
       ctx.starting.add(session.id)
       try {
         const key = { messageId, startedAt }
-        const read = await readTurnState(runtime, session.id)
-        // A live run misread as interrupted would be refused as not pending.
-        const [messages, status] = await confirmInterrupted(ctx, session.id, key, read)
-        const state = deriveJob(ctx, key, { messages, status, pendingAsks: 0 })
+        // Confirmed like job.get: a live run misread as over would be refused as not pending.
+        const { derived: state, snapshot } = await settleJob(ctx, session.id, key)
         if (state.state === 'missing') throw new GatewayError('not_found', 'Not found.')
+        // Idempotent: a job that is already cancelled is answered so again.
+        if (state.state === 'cancelled')
+          return { status: 'cancelled' as const, session: await owned.sealSession(session.id), job }
         if (state.state !== 'running' && state.state !== 'input_required') {
           throw new GatewayError('not_pending', 'That job is not running, so there is nothing to cancel.')
         }
-        // Aborts the turn (and its subagents) and rejects the asks it left pending, which would
-        // otherwise keep the session busy.
-        await runtime.abortSession(session.id)
+        // Aborts the turn (and its subagents) and rejects the asks it left pending, again while
+        // the run shows up live, until the runtime records the end (an abort that comes before
+        // the runtime has begun the run is lost).
+        const begun =
+          (snapshot.status !== 'idle' && newestRun(snapshot.messages) === messageId) ||
+          snapshot.messages.some((m) => m.info.role === 'assistant' && m.info.parentID === messageId)
+        const outcome = await cancelRun(ctx, session.id, key, ctx.starting, { begun })
+        if (outcome === 'finished') {
+          throw new GatewayError(
+            'not_pending',
+            'That job finished before the cancel took effect; gateway.job.get shows how it ended.',
+          )
+        }
         return { status: 'cancelled' as const, session: await owned.sealSession(session.id), job }
       } finally {
         ctx.starting.delete(session.id)
       }
     },
-    render: (out) => `status: ${out.status}`,
   }
 }

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.js'
+import { newestRun } from '../jobs/derive-job-state.js'
 import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { Redactor } from '../redact.js'
 import type { RuntimePort, RuntimeStatus } from '../runtime/port.js'
@@ -39,7 +40,6 @@ export function sessionListTool(
   ctx: SessionToolContext,
 ): ToolDefinition<typeof SessionListInput, typeof SessionList> {
   return {
-    name: 'gateway.session.list',
     title: 'List your sessions',
     description:
       'List the sessions this credential created, newest first (limit 1-100, default 20; pass nextCursor for more).',
@@ -60,12 +60,6 @@ export function sessionListTool(
       const next = offset + limit < mine.length ? encodeCursor(offset + limit) : undefined
       return { sessions: summaries, ...(next !== undefined && { nextCursor: next }) }
     },
-    render: (out) =>
-      out.sessions.length === 0
-        ? 'No sessions.'
-        : out.sessions
-            .map((s) => `${s.title} (${s.status}, updated ${s.updatedAt}): ${s.session}`)
-            .join('\n'),
   }
 }
 
@@ -73,9 +67,9 @@ export function sessionGetTool(
   ctx: SessionToolContext,
 ): ToolDefinition<typeof SessionGetInput, typeof SessionGet> {
   return {
-    name: 'gateway.session.get',
     title: 'Get a session',
-    description: 'Get one of your sessions, with optional views: include any of messages, diff, todos.',
+    description:
+      "Get one of your sessions, with optional views: include any of messages, diff, todos. While the session runs a job, activeJob is that job's handle (for gateway.job.get or gateway.job.cancel).",
     input: SessionGetInput,
     output: SessionGet,
     hints: READ_ONLY_HINTS,
@@ -94,21 +88,24 @@ export function sessionGetTool(
       const session = await ctx.owned.loadOwned(id)
       const [status, messages, todos] = await reads
       const { owned, redactor, runtime } = ctx
+      // The running job's handle, so a client that lost it (it left before agent.run answered)
+      // can follow or cancel the run: the session's newest run while the session is busy.
+      let activeJob: string | undefined
+      if (status !== 'idle') {
+        const all = messages ?? (await runtime.messages(id))
+        const runId = newestRun(all)
+        const run = all.find((m) => m.info.id === runId)
+        if (runId && run) activeJob = await owned.sealJob(session.id, runId, run.info.time.created)
+      }
       return {
         session: await sessionSummary(owned, redactor, session, status),
+        ...(activeJob !== undefined && { activeJob }),
         ...(views.has('messages') &&
           messages && { messages: await messageViews(owned, redactor, session.id, messages) }),
         ...(views.has('diff') &&
           messages && { diff: await sessionDiff(runtime, redactor, session.id, messages) }),
         ...(todos && { todos: todoViews(redactor, todos) }),
       }
-    },
-    render: (out) => {
-      const lines = [`${out.session.title} (${out.session.status})`]
-      for (const m of out.messages ?? []) lines.push(`${m.role}: ${m.text}`)
-      for (const d of out.diff ?? []) lines.push(`changed ${d.file} +${d.additions} -${d.deletions}`)
-      for (const t of out.todos ?? []) lines.push(`todo [${t.status}] ${t.content}`)
-      return lines.join('\n')
     },
   }
 }
@@ -117,7 +114,6 @@ export function sessionForkTool(
   ctx: SessionToolContext,
 ): ToolDefinition<typeof SessionForkInput, typeof SessionFork> {
   return {
-    name: 'gateway.session.fork',
     title: 'Fork a session',
     description:
       'Copy one of your sessions into a new session, optionally only the messages before a given message handle.',
@@ -147,7 +143,6 @@ export function sessionForkTool(
         ),
       }
     },
-    render: (out) => `forked: ${out.session.title}: ${out.session.session}`,
   }
 }
 
@@ -155,7 +150,6 @@ export function sessionDeleteTool(
   ctx: SessionToolContext,
 ): ToolDefinition<typeof SessionDeleteInput, typeof SessionDelete> {
   return {
-    name: 'gateway.session.delete',
     title: 'Delete a session',
     description:
       'Delete one of your sessions for good (a running job is aborted and pending questions are rejected first).',
@@ -167,6 +161,5 @@ export function sessionDeleteTool(
       await ctx.runtime.deleteSession(session.id)
       return { deleted: true as const }
     },
-    render: () => 'deleted',
   }
 }

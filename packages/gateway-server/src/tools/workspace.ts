@@ -1,4 +1,4 @@
-import type { WorkspaceGuard } from '@agentgate/workspace-guard'
+import { DEFAULT_MAX_BYTES, DEFAULT_SEARCH_LIMIT, type WorkspaceGuard } from '@sallyport/workspace-guard'
 import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import { WorkspaceRead, WorkspaceReadInput, WorkspaceSearch, WorkspaceSearchInput } from '../schemas.js'
 
@@ -7,7 +7,6 @@ export function workspaceSearchTool(
   guard: WorkspaceGuard,
 ): ToolDefinition<typeof WorkspaceSearchInput, typeof WorkspaceSearch> {
   return {
-    name: 'gateway.workspace.search',
     title: 'Search the workspace',
     description:
       'Search the workspace by file name (mode files: substring or glob), by literal text (mode text) or by symbol definition (mode symbols). Secret and version-control files are never searched.',
@@ -15,28 +14,19 @@ export function workspaceSearchTool(
     output: WorkspaceSearch,
     hints: READ_ONLY_HINTS,
     run: async ({ mode, query, limit }) => {
-      const result = await guard.search({ mode, query, limit: limit ?? 20 })
+      const result = await guard.search({ mode, query, limit: limit ?? DEFAULT_SEARCH_LIMIT })
       return { matches: result.matches.map((m) => ({ ...m })), truncated: result.truncated }
     },
-    render: (out) =>
-      out.matches.length === 0
-        ? 'No matches.'
-        : out.matches
-            .map((m) =>
-              [m.path, m.line, m.kind && `${m.kind} ${m.name}`, m.preview].filter(Boolean).join(': '),
-            )
-            .join('\n') + (out.truncated ? '\n(more matches exist)' : ''),
   }
 }
 
-/** `gateway.workspace.read`: text-only, 256 KiB, through the guard's safe open. */
+/** `gateway.workspace.read`: text-only, at most `DEFAULT_MAX_BYTES` (256 KiB), through the guard's safe open. */
 export function workspaceReadTool(
   guard: WorkspaceGuard,
 ): ToolDefinition<typeof WorkspaceReadInput, typeof WorkspaceRead> {
   return {
-    name: 'gateway.workspace.read',
     title: 'Read a workspace file',
-    description: 'Read one UTF-8 text file (at most 256 KiB) by its path relative to the workspace root.',
+    description: `Read one UTF-8 text file (at most ${DEFAULT_MAX_BYTES / 1024} KiB) by its path relative to the workspace root.`,
     input: WorkspaceReadInput,
     output: WorkspaceRead,
     hints: READ_ONLY_HINTS,
@@ -44,6 +34,5 @@ export function workspaceReadTool(
       const file = await guard.read(path)
       return { path: file.path, text: file.text, mimeType: file.mimeType, truncated: false as const }
     },
-    render: (out) => out.text,
   }
 }

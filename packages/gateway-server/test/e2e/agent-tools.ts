@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { RecordedRequest, ScriptEntry } from '@agentgate/testkit'
+import type { RecordedRequest, ScriptEntry } from '@sallyport/testkit'
 import type { E2E, McpSession, ToolOutcome } from './harness.js'
 
 /** A hostile workspace: entries that point at secrets, each secret a unique string. */

@@ -1,12 +1,12 @@
-import { type Stack, startStack } from '@agentgate/testkit'
+import { type Stack, startStack } from '@sallyport/testkit'
 
 /** Runtime options a suite may set (the model URL is the suite's own model server). */
 type StackRuntimeOptions = NonNullable<NonNullable<Parameters<typeof startStack>[0]>['runtime']>
 
-import { createUpstreamClient, type UpstreamClient } from '@agentgate/upstream-client'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { createUpstreamClient, type UpstreamClient } from '@sallyport/upstream-client'
 import { createGateway, type Gateway, type GatewayOptions, runtimeFromUpstream } from '../../src/index.js'
 import { type Credentials, captureLogger, makeCredentials, testSecret } from '../helpers.js'
 
@@ -63,6 +63,9 @@ export async function startE2E(options: { runtime?: StackRuntimeOptions } = {}):
     handleSecret: secret,
     runtime: runtimeFromUpstream(upstream),
     workspaceRoot: stack.runtime.directory,
+    // These suites test other things than moderation and have no moderator runtime: everything
+    // passes. test/e2e/moderation.test.ts runs the real screening against a real moderator.
+    screening: { screen: async () => ({ allowed: true }) },
   }
   const gateway = createGateway(base)
   const server = await gateway.listen({ port: 0 })

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { step } from '@agentgate/testkit'
+import { step } from '@sallyport/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildHostileWorkspace, type HostileWorkspace, runScript } from './agent-tools.js'
 import { type E2E, type McpSession, startE2E } from './harness.js'

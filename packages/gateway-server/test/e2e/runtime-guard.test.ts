@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type ScriptEntry, type ScriptToolCall, step } from '@agentgate/testkit'
+import { type ScriptEntry, type ScriptToolCall, step } from '@sallyport/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildHostileWorkspace, type HostileWorkspace, runScript } from './agent-tools.js'
 import { type E2E, type McpSession, startE2E } from './harness.js'

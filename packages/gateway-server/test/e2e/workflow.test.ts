@@ -54,7 +54,7 @@ describe('protocol eras and catalogs', () => {
   it('gateway.catalog.get agrees with tools/list and names the principal', async () => {
     const out = await read.call('gateway.catalog.get')
     expect(out.isError).toBe(false)
-    expect(out.structured).toMatchObject({ service: 'agentgate', policy: 'read', principal: 'reader' })
+    expect(out.structured).toMatchObject({ service: 'sallyport', policy: 'read', principal: 'reader' })
     expect([...(out.structured.tools as string[])].sort()).toEqual(READ_TOOLS)
     expect(JSON.stringify(out.structured)).not.toMatch(/provider|apiKey|fake-key|bash/)
   })
@@ -325,7 +325,7 @@ describe('isolation between credentials', () => {
   it('refuses a session whose ownership record was copied from another session', async () => {
     const marker = e2e.stack.model.script([{ text: 'owned' }])
     const run = await full.call('gateway.agent.run', { message: `own ${marker}`, waitMs: 15_000 })
-    const mine = (await e2e.upstream.listSessions()).find((s) => s.metadata && 'agentgate' in s.metadata)
+    const mine = (await e2e.upstream.listSessions()).find((s) => s.metadata && 'sallyport' in s.metadata)
     const victim = await e2e.upstream.createSession({ title: 'not created by the gateway' })
     await e2e.upstream.updateSessionMetadata(victim.id, { ...(mine?.metadata ?? {}) })
     const list = await full.call('gateway.session.list', { limit: 100 })
@@ -443,16 +443,18 @@ describe('concealment', () => {
     for (const line of calls) {
       expect(line).toMatchObject({
         username: expect.any(String),
-        tool: expect.stringMatching(/^gateway\./),
-        outcome: expect.stringMatching(/^(ok|error)$/),
+        tool: expect.stringMatching(/^(gateway\.[a-z.]+|unknown)$/),
+        outcome: expect.stringMatching(/^(ok|error|refused)$/),
       })
       expect(typeof line.durationMs).toBe('number')
     }
-    // The unknown tool of the hidden-tool test was refused by the SDK before any tool ran.
-    expect(calls.find((l) => l.tool === 'gateway.nope')).toMatchObject({
-      outcome: 'error',
+    // The unknown tool of the hidden-tool test was refused before any tool ran, and its name,
+    // not one of the gateway's, is not recorded.
+    expect(calls.find((l) => l.tool === 'unknown')).toMatchObject({
+      outcome: 'refused',
       errorCode: 'unknown_tool',
     })
+    expect(text).not.toContain('gateway.nope')
     for (const key of Object.values(e2e.creds.keys)) expect(text).not.toContain(key)
     expect(text).not.toMatch(/v1\.[A-Za-z0-9_-]{40,}/)
     expect(text).not.toMatch(/(ses|msg|per|que)_[0-9A-Za-z]{20,}/)

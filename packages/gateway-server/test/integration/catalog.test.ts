@@ -1,3 +1,4 @@
+import { promptsFor, resourceTemplatesFor, toolsFor } from '@sallyport/policy'
 import { describe, expect, it } from 'vitest'
 import { createGateway } from '../../src/index.js'
 import { captureLogger, makeCredentials, rpc, testSecret, unreachableRuntime } from '../helpers.js'
@@ -51,6 +52,15 @@ describe('tools/list', () => {
     },
   )
 
+  it.each(POLICIES)('registers what the %s policy tables list, in their order', async (policy) => {
+    const { client } = h.clients[WHO[policy]]
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(toolsFor(policy))
+    expect(
+      (await client.listResourceTemplates()).resourceTemplates.map((t) => [t.name, t.uriTemplate]),
+    ).toEqual(resourceTemplatesFor(policy).map((t) => [t.name, t.uriTemplate]))
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(promptsFor(policy))
+  })
+
   it.each(POLICIES)('shows the same %s tools to a 2025-era (legacy) client', async (policy) => {
     const legacy = await h.connect(WHO[policy], { mode: 'legacy' })
     const { tools } = await legacy.client.listTools()
@@ -68,7 +78,7 @@ describe('gateway.catalog.get', () => {
       expect(out.kind === 'result' && !out.isError).toBe(true)
       if (out.kind !== 'result') return
       const catalog = expectShape(CatalogShape, out.structured)
-      expect(catalog).toMatchObject({ service: 'agentgate', policy, principal: USERNAME[policy] })
+      expect(catalog).toMatchObject({ service: 'sallyport', policy, principal: USERNAME[policy] })
       expect([...catalog.tools].sort()).toEqual(TOOLS_OF[policy])
       expect([...catalog.prompts].sort()).toEqual(PROMPTS)
       const resources = [
@@ -79,8 +89,7 @@ describe('gateway.catalog.get', () => {
         ...(policy === 'chat' ? [] : ['gateway.workspace.file']),
       ]
       expect([...catalog.resources].sort()).toEqual(resources.sort())
-      expect(out.text).toContain(`policy ${policy}`)
-      expect(out.text).toContain('gateway.agent.run')
+      expect(JSON.parse(out.text)).toEqual(out.structured)
     },
   )
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { createHandleCodec, type HandleKind } from '@agentgate/handles'
+import { createHandleCodec, type HandleKind } from '@sallyport/handles'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { expectNoLeaks, MARK, type McpSession, tamper, useHarness, type Who } from './harness.js'
 import { expectShape, JobStatusShape, SessionGetShape } from './shapes.js'

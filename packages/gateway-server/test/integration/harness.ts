@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createCredentialStore } from '@agentgate/credentials'
-import { createHandleCodec, createOwnershipSigner, type HandleKind } from '@agentgate/handles'
-import { createUpstreamClient, type UpstreamClient } from '@agentgate/upstream-client'
-import { createFakeRuntime, type FakeRuntime, type FakeTurn } from '@agentgate/upstream-client/testing'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { createCredentialStore } from '@sallyport/credentials'
+import { createHandleCodec, createOwnershipSigner, type HandleKind } from '@sallyport/handles'
+import { createUpstreamClient, type UpstreamClient } from '@sallyport/upstream-client'
+import { createFakeRuntime, type FakeRuntime, type FakeTurn } from '@sallyport/upstream-client/testing'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, expect } from 'vitest'
 import {
@@ -17,7 +17,7 @@ import {
 } from '../../src/index.js'
 import { type Credentials, captureLogger, makeCredentials, testSecret } from '../helpers.js'
 
-// msw-mocked integration harness: the in-memory fake runtime of `@agentgate/upstream-client/testing`
+// msw-mocked integration harness: the in-memory fake runtime of `@sallyport/upstream-client/testing`
 // behind msw (`onUnhandledRequest: 'error'`), the REAL upstream client and adapter, the real
 // gateway, and a real MCP SDK v2 client. The MCP client talks to `gateway.fetch` through the
 // transport's `fetch` option, so its traffic never reaches msw (which patches global fetch).
@@ -226,6 +226,9 @@ export function useHarness(options: { now?: () => number } = {}): Harness {
       workspaceRoot: h.creds.workspace,
       screening: testScreening(h.screened),
       logger: h.logs.logger,
+      // The fake's runs go on until a test ends them, and one file starts dozens per credential:
+      // the run limit is tested on gateways of its own (audit-limits.test.ts).
+      limits: { concurrentRuns: 1_000 },
     })
     gateways.push(h.gateway)
 
@@ -255,7 +258,7 @@ export function useHarness(options: { now?: () => number } = {}): Harness {
     h.seedOwned = async (who, input = {}) => {
       const session = h.fake.addSession(input)
       const record = await signer.sign(session.id, h.identity[who])
-      h.fake.state.sessions.set(session.id, { ...session, metadata: { agentgate: record } })
+      h.fake.state.sessions.set(session.id, { ...session, metadata: { sallyport: record } })
       return session.id
     }
     h.requestsSince = (mark) => h.fake.requests.slice(mark).map(({ method, path }) => ({ method, path }))
@@ -338,8 +341,10 @@ function wrap(who: Who, client: Client): McpSession {
       const out = await call(name, args)
       if (out.kind !== 'result' || out.isError || !out.structured)
         throw new Error(`${name} failed: ${JSON.stringify(out)}`)
-      // Every success also carries a text rendering for text-only clients.
-      if (out.text.trim() === '') throw new Error(`${name} returned no text content`)
+      // Every success also carries its structured result serialised as JSON text (MCP: a tool
+      // with an output schema SHOULD), for clients that read only the text content.
+      if (JSON.stringify(JSON.parse(out.text)) !== JSON.stringify(out.structured))
+        throw new Error(`${name}: the text content is not the structured result as JSON`)
       return out.structured
     },
     async errorCode(name, args) {

@@ -221,8 +221,7 @@ describe('webfetch permissions', () => {
     const status = expectShape(JobStatusShape, out.structured)
     expect(status.status).toBe('input_required')
     const permission = parsePermission(status.interactions?.[0])
-    expect(out.text).toContain(`permission requested: webfetch ${URL}`)
-    expect(out.text).toContain(`decisions: ${permission.allowedDecisions.join('/')})`)
+    expect(JSON.parse(out.text)).toEqual(out.structured)
     return { status, sid, interaction: permission.interaction, requestId: request.id, permission }
   }
   const parsePermission = (value: unknown) => expectShape(PermissionInteractionShape, value)
@@ -317,6 +316,25 @@ describe('pending and ownership', () => {
     try {
       expect(
         await h.clients.full.errorCode('gateway.interaction.respond', {
+          interaction: asked.interaction,
+          decision: 'reject',
+        }),
+      ).toBe('not_pending')
+    } finally {
+      h.server.resetHandlers()
+    }
+  })
+
+  it('answers a question dismissed between the pending check and the reject (runtime 404) with not_pending', async () => {
+    const asked = await ask('chat', 'question')
+    h.server.use(
+      http.post(h.fake.url('/question/:requestID/reject'), () =>
+        HttpResponse.json({ name: 'QuestionNotFoundError', data: { message: 'gone' } }, { status: 404 }),
+      ),
+    )
+    try {
+      expect(
+        await h.clients.chat.errorCode('gateway.interaction.respond', {
           interaction: asked.interaction,
           decision: 'reject',
         }),
@@ -459,6 +477,7 @@ describe('screening of answers and notes', () => {
       {
         kind: 'answer',
         text: `Blue, and ${word}`,
+        parts: [`Blue, and ${word}`],
         principal: expect.objectContaining({ username: 'discord' }),
       },
     ])

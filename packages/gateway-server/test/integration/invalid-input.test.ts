@@ -139,9 +139,8 @@ describe('schema-invalid input', () => {
   it.each([
     ['a schema-invalid call (isError result)', 'gateway.agent.run', { message: '' }],
     ['a call of a hidden tool (JSON-RPC error)', 'gateway.workspace.read', { path: 'README.md' }],
-  ])('records %s as an error outcome in its audit line', async (_what, tool, args) => {
-    // Issue 5: one audit line per tool call whose outcome reflects the HTTP status, a JSON-RPC
-    // error or a tool isError result.
+  ])('records %s as refused in its audit line', async (_what, tool, args) => {
+    // One audit line per tool call with its true outcome: both are refused before any tool runs.
     const before = h.logs.lines().length
     await h.clients.chat.call(tool, args)
     const audit = h.logs
@@ -149,7 +148,12 @@ describe('schema-invalid input', () => {
       .slice(before)
       .filter((l) => l.event === 'audit' && l.rpcMethod === 'tools/call')
     expect(audit).toHaveLength(1)
-    expect(audit[0]).toMatchObject({ username: 'discord', tool, outcome: 'error' })
+    expect(audit[0]).toMatchObject({
+      username: 'discord',
+      tool,
+      outcome: 'refused',
+      errorCode: tool === 'gateway.agent.run' ? 'invalid_input' : 'unknown_tool',
+    })
   })
 })
 

@@ -55,8 +55,7 @@ describe('gateway.agent.run: new sessions', () => {
       const status = expectShape(JobStatusShape, out.structured)
       expect(Object.keys(status).sort()).toEqual(['job', 'session', 'status'])
       expect(status.status).toBe('running')
-      expect(out.text).toContain('status: running')
-      expect(out.text).toContain(status.job)
+      expect(JSON.parse(out.text)).toEqual(status)
 
       const sid = await h.sessionId(who, status.session)
       const session = h.fake.state.sessions.get(sid)
@@ -74,7 +73,7 @@ describe('gateway.agent.run: new sessions', () => {
       const who = WHO[policy]
       const { session } = await run(who, { message: 'record check', waitMs: 0 })
       const sid = await h.sessionId(who, session)
-      const record = h.fake.state.sessions.get(sid)?.metadata?.agentgate
+      const record = h.fake.state.sessions.get(sid)?.metadata?.sallyport
       expect(record).toBeDefined()
       expect(await h.verifyOwner(sid, who, record)).toBe(true)
       // The record proves ownership without naming the owner.

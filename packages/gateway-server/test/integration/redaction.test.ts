@@ -84,7 +84,7 @@ async function leakyJob(client: McpSession, roots: Roots, reported: string) {
     expectShape(JobStatusShape, asking.structured).interactions?.[0],
   )
   expect(permission.patterns).toEqual(['cat src/a.ts', '*', 'ls [outside workspace]', 'echo [id]'])
-  expect(asking.text).toContain('cat src/a.ts * ls [outside workspace] echo [id]')
+  expect(JSON.parse(asking.text)).toEqual(asking.structured)
   // Only full may approve; a rejection with a note lets the turn go on, too.
   await client.ok(
     'gateway.interaction.respond',
@@ -117,7 +117,7 @@ async function leakyJob(client: McpSession, roots: Roots, reported: string) {
       { label: 'Replace', description: 'with [outside workspace]' },
     ],
   })
-  expect(questioned.text).toContain('question: The file README.md exists (session [id])')
+  expect(JSON.parse(questioned.text)).toEqual(questioned.structured)
   await client.ok('gateway.interaction.respond', {
     interaction: question.interaction,
     answers: [['Replace']],

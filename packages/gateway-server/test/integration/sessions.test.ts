@@ -39,18 +39,25 @@ async function twoTurns(who: Who, title: string) {
 const mutations = (mark: number) => h.requestsSince(mark).filter((r) => r.method !== 'GET')
 
 describe('gateway.session.get', () => {
-  it.each(POLICIES)('%s: returns only the summary when nothing is included', async (policy) => {
-    const who = WHO[policy]
-    const status = await run(who, { message: 'summary only', title: `get ${policy}`, waitMs: 0 })
-    const out = await h.clients[who].call('gateway.session.get', { session: status.session })
-    expect(out.kind === 'result' && !out.isError).toBe(true)
-    if (out.kind !== 'result') return
-    const view = expectShape(SessionGetShape, out.structured)
-    expect(Object.keys(view)).toEqual(['session'])
-    expect(view.session).toMatchObject({ title: `get ${policy}`, status: 'busy' })
-    expect(await h.sessionId(who, view.session.session)).toBe(await h.sessionId(who, status.session))
-    expect(out.text).toContain(`get ${policy} (busy)`)
-  })
+  it.each(POLICIES)(
+    '%s: returns only the summary (and the running job) when nothing is included',
+    async (policy) => {
+      const who = WHO[policy]
+      const status = await run(who, { message: 'summary only', title: `get ${policy}`, waitMs: 0 })
+      const out = await h.clients[who].call('gateway.session.get', { session: status.session })
+      expect(out.kind === 'result' && !out.isError).toBe(true)
+      if (out.kind !== 'result') return
+      const view = expectShape(SessionGetShape, out.structured)
+      expect(Object.keys(view)).toEqual(['session', 'activeJob'])
+      expect(view.session).toMatchObject({ title: `get ${policy}`, status: 'busy' })
+      // The running job is the one agent.run started (its handle sealed anew).
+      expect((await h.open('job', who, String(view.activeJob))).m).toBe(
+        (await h.open('job', who, status.job)).m,
+      )
+      expect(await h.sessionId(who, view.session.session)).toBe(await h.sessionId(who, status.session))
+      expect(JSON.parse(out.text)).toEqual(view)
+    },
+  )
 
   it.each(POLICIES)('%s: includes messages, diff and todos', async (policy) => {
     const who = WHO[policy]
@@ -118,7 +125,7 @@ describe('gateway.session.fork', () => {
     expect(out.kind === 'result' && !out.isError).toBe(true)
     if (out.kind !== 'result') return
     const fork = expectShape(SessionForkShape, out.structured).session
-    expect(out.text).toContain('forked')
+    expect(JSON.parse(out.text)).toEqual(out.structured)
     expect(fork).toMatchObject({ title: 'forkable (fork #1)', status: 'idle' })
     const forkId = await h.sessionId('full', fork.session)
     expect(forkId).not.toBe(sid)
@@ -126,8 +133,8 @@ describe('gateway.session.fork', () => {
       `POST /session/${sid}/fork`,
       `PATCH /session/${forkId}`,
     ])
-    const parentRecord = h.fake.state.sessions.get(sid)?.metadata?.agentgate
-    const forkRecord = h.fake.state.sessions.get(forkId)?.metadata?.agentgate
+    const parentRecord = h.fake.state.sessions.get(sid)?.metadata?.sallyport
+    const forkRecord = h.fake.state.sessions.get(forkId)?.metadata?.sallyport
     expect(await h.verifyOwner(forkId, 'full', parentRecord)).toBe(false)
     expect(await h.verifyOwner(forkId, 'full', forkRecord)).toBe(true)
     expect(forkRecord).not.toEqual(parentRecord)
@@ -212,7 +219,7 @@ describe('gateway.session.delete', () => {
     expect(out.kind === 'result' && !out.isError).toBe(true)
     if (out.kind !== 'result') return
     expect(expectShape(SessionDeleteShape, out.structured)).toEqual({ deleted: true })
-    expect(out.text).toBe('deleted')
+    expect(JSON.parse(out.text)).toEqual({ deleted: true })
     expect(mutations(mark).map((r) => `${r.method} ${r.path}`)).toEqual([
       `POST /session/${sid}/abort`,
       `POST /permission/${ask?.id}/reply`,
@@ -262,5 +269,22 @@ describe('gateway.session.delete', () => {
 describe('leaks', () => {
   it('never sent an upstream id or the runtime credential in any response or log line', () => {
     expectNoLeaks(h)
+  })
+})
+
+describe('a running job is recoverable from its session (its handle was lost)', () => {
+  it('session.get gives the active job while the session runs one; it follows and cancels that run', async () => {
+    const run = await h.clients.chat.ok('gateway.agent.run', { message: 'runs on', waitMs: 0 })
+    const got = await h.clients.chat.ok('gateway.session.get', { session: run.session })
+    expect(typeof got.activeJob).toBe('string')
+    expect((await h.clients.chat.ok('gateway.job.get', { job: got.activeJob })).status).toBe('running')
+    expect((await h.clients.chat.ok('gateway.job.cancel', { job: got.activeJob })).status).toBe('cancelled')
+    expect((await h.clients.chat.ok('gateway.job.get', { job: run.job })).status).toBe('cancelled')
+    await expect
+      .poll(async () => (await h.clients.chat.ok('gateway.session.get', { session: run.session })).activeJob)
+      .toBeUndefined()
+    // Another credential learns nothing of it.
+    const other = await h.clients.chat2.call('gateway.session.get', { session: run.session })
+    expect(other).toMatchObject({ isError: true, error: { code: 'not_found' } })
   })
 })

@@ -87,6 +87,8 @@ export const SessionListShape = z.strictObject({
 })
 export const SessionGetShape = z.strictObject({
   session: SessionSummaryShape,
+  /** Added beyond DESIGN.md: the running job's handle, for a client that lost it. */
+  activeJob: handle.optional(),
   messages: z.array(MessageViewShape).optional(),
   diff: z.array(DiffEntryShape).optional(),
   todos: z.array(TodoShape).optional(),

@@ -332,3 +332,65 @@ describe('leaks', () => {
     expectNoLeaks(h)
   })
 })
+
+describe('a runtime too busy to answer in time (transient failures)', () => {
+  /** Never answers; ends when the client gives up. */
+  const hang = (request: Request) =>
+    new Promise<Response>((resolve) =>
+      request.signal.addEventListener('abort', () => resolve(HttpResponse.error() as unknown as Response)),
+    )
+
+  it('a prompt the runtime took but answered too late is a started job, not a failure', async () => {
+    const prompt = http.post(h.fake.url('/session/:id/prompt_async'), async ({ request, params }) => {
+      const input = (await request.clone().json()) as {
+        messageID: string
+        agent: string
+        parts: Array<{ text: string }>
+      }
+      // The runtime takes the prompt, then its answer is lost.
+      h.fake.prompt(String(params.id), input.parts[0]?.text ?? '', {
+        messageID: input.messageID,
+        agent: input.agent,
+      })
+      return hang(request)
+    })
+    const out = await withOverride(h, prompt, () =>
+      slow.call('gateway.agent.run', { message: `late answer ${MARK.complete}`, waitMs: 0 }),
+    )
+    expect(out).toMatchObject({ kind: 'result', isError: false })
+    const job = (out as unknown as { structured: { job: string } }).structured.job
+    const done = await h.clients.full.ok('gateway.job.get', { job, waitMs: 5_000 })
+    expect(done).toMatchObject({ status: 'completed', text: expect.stringContaining('late answer') })
+  })
+
+  it('a prompt the runtime never took stays a failure (nothing is reported as started)', async () => {
+    const prompt = http.post(h.fake.url('/session/:id/prompt_async'), ({ request }) => hang(request))
+    const out = await withOverride(h, prompt, () =>
+      slow.call('gateway.agent.run', { message: 'never taken' }),
+    )
+    expect(out).toMatchObject({ isError: true, error: { code: 'upstream_unavailable' } })
+  })
+
+  it('a wait rides out reads that get no answer (twice in a row) and reports the true end', async () => {
+    const run = await slow.call('gateway.agent.run', { message: 'slow to answer', waitMs: 0 })
+    const { job, session } = (run as unknown as { structured: { job: string; session: string } }).structured
+    expect(run).toMatchObject({ isError: false, structured: { status: 'running' } })
+    const [sessionId] = [...h.fake.state.sessions.keys()]
+      .filter((id) => h.fake.runningTurn(id) !== undefined)
+      .slice(-1)
+    // The next two message reads (a read and its own retry) get no answer at all.
+    h.server.use(
+      http.get(h.fake.url('/session/:id/message'), ({ request }) => hang(request), { once: true }),
+      http.get(h.fake.url('/session/:id/message'), ({ request }) => hang(request), { once: true }),
+    )
+    try {
+      const waiting = slow.call('gateway.job.get', { job, waitMs: 10_000 })
+      setTimeout(() => h.fake.completeTurn(sessionId as string, 'finally done'), 1_500)
+      const out = await waiting
+      expect(out).toMatchObject({ isError: false, structured: { status: 'completed', text: 'finally done' } })
+    } finally {
+      h.server.resetHandlers()
+    }
+    expect(session).toMatch(/^v1\./)
+  })
+})

@@ -59,7 +59,7 @@ describe('gateway.workspace.search', () => {
   it('finds nothing in .env even when the query is its secret', async () => {
     const { result, text } = await search('full', { mode: 'text', query: 'needle-secret-value' })
     expect(result).toEqual({ matches: [], truncated: false })
-    expect(text).toBe('No matches.')
+    expect(JSON.parse(text)).toEqual({ matches: [], truncated: false })
   })
 
   it('answers a query the guard refuses (control characters) with invalid_input', async () => {
@@ -81,7 +81,7 @@ describe('gateway.workspace.read', () => {
       mimeType: expect.stringMatching(/typescript|text\/plain/),
       truncated: false,
     })
-    expect(out.text).toBe(file.text)
+    expect(JSON.parse(out.text)).toEqual(file)
   })
 
   it.each([

@@ -1,0 +1,166 @@
+import { RESOURCE_TEMPLATES, TOOLS } from '@sallyport/policy'
+import type { ScreeningRecord } from '../screening.js'
+
+// The audit log: exactly one line per operation (each JSON-RPC message of a POST, each GET or
+// DELETE), written when the response's last byte has been handed to the connection, with the
+// operation's true outcome. Tool and resource handlers claim their operation's record and fill
+// in the outcome; what no handler of ours answered (an unknown tool, a protocol error, a list
+// call) is settled from the JSON-RPC response itself.
+
+/**
+ * `ok`: answered. `error`: the tool ran and reported an error (its code in `errorCode`).
+ * `refused`: refused before any tool ran (unknown tool, invalid input, rate limit, protocol
+ * error). `aborted`: the client went away before the answer was complete.
+ */
+export type Outcome = 'ok' | 'error' | 'refused' | 'aborted'
+
+export interface OperationRecord {
+  rpcMethod: string | undefined
+  /** The tool or resource name; `unknown` for a name the gateway does not have. */
+  tool?: string | undefined
+  /** JSON-RPC id: used to match handlers and answers, never logged. */
+  readonly id?: string | number | null | undefined
+  outcome?: Outcome
+  errorCode?: string | undefined
+  claimed?: boolean
+  /** How the call's input was screened (outcome, latency, block category), when it was. */
+  screening?: ScreeningRecord
+}
+
+const KNOWN_NAMES: ReadonlySet<string> = new Set([
+  ...TOOLS.map((t) => t.name),
+  ...RESOURCE_TEMPLATES.map((r) => r.name),
+])
+
+/** A name safe and meaningful to log: one of the gateway's own names, else `unknown`. */
+export function knownName(name: unknown): string | undefined {
+  if (name === undefined) return undefined
+  return typeof name === 'string' && KNOWN_NAMES.has(name) ? name : 'unknown'
+}
+
+const METHOD = /^[\w./-]{1,64}$/
+const safeMethod = (method: unknown): string | undefined =>
+  typeof method === 'string' && METHOD.test(method) ? method : 'invalid'
+
+export interface AuditBook {
+  readonly operations: readonly OperationRecord[]
+  /**
+   * The record of the request with this JSON-RPC id that no handler has claimed yet (a handler
+   * calls this once, at its start). A fresh record when there is none, so nothing is lost.
+   */
+  claim(id: unknown, rpcMethod: string): OperationRecord
+}
+
+/** One record per JSON-RPC message of the parsed body (an array for a batch). */
+export function auditBook(messages: readonly unknown[] | undefined): AuditBook {
+  const operations: OperationRecord[] = (messages ?? [undefined]).map((message) => {
+    if (message === undefined) return { rpcMethod: undefined }
+    const m = message as { id?: unknown; method?: unknown; params?: { name?: unknown } }
+    const rpcMethod = safeMethod(m.method)
+    const id = typeof m.id === 'string' || typeof m.id === 'number' || m.id === null ? m.id : undefined
+    return {
+      rpcMethod,
+      id,
+      ...(rpcMethod === 'tools/call' && { tool: knownName(m.params?.name) ?? 'unknown' }),
+    }
+  })
+  return {
+    operations,
+    claim(id, rpcMethod) {
+      const found = operations.find((o) => !o.claimed && o.id === id && o.rpcMethod === rpcMethod)
+      const record = found ?? { rpcMethod }
+      if (!found) operations.push(record)
+      record.claimed = true
+      return record
+    },
+  }
+}
+
+const RPC_ERRORS: Record<number, string> = {
+  [-32700]: 'parse_error',
+  [-32600]: 'invalid_request',
+  [-32601]: 'unknown_method',
+  [-32602]: 'invalid_params',
+  [-32603]: 'internal',
+  [-32002]: 'not_found',
+}
+
+interface RpcAnswer {
+  id?: unknown
+  error?: { code?: unknown; data?: { code?: unknown } }
+  result?: { isError?: unknown; content?: Array<{ type?: unknown; text?: unknown }> }
+}
+
+/** The JSON-RPC answers in a response body: a JSON object or array, or the data of SSE events. */
+function answersIn(text: string, contentType: string): RpcAnswer[] {
+  const parse = (json: string): RpcAnswer[] => {
+    try {
+      const value: unknown = JSON.parse(json)
+      return (Array.isArray(value) ? value : [value]).filter((v) => v && typeof v === 'object')
+    } catch {
+      return []
+    }
+  }
+  if (!contentType.includes('text/event-stream')) return parse(text)
+  const answers: RpcAnswer[] = []
+  for (const event of text.split(/\r?\n\r?\n/)) {
+    const data = event
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+      .join('\n')
+    if (data !== '') answers.push(...parse(data))
+  }
+  return answers
+}
+
+function errorCodeOf(result: RpcAnswer['result']): string {
+  const text = result?.content?.find((c) => c.type === 'text')?.text
+  if (typeof text === 'string') {
+    try {
+      const code = (JSON.parse(text) as { error?: { code?: unknown } }).error?.code
+      if (typeof code === 'string' && /^[a-z_]{1,40}$/.test(code)) return code
+    } catch {}
+  }
+  return 'tool_error'
+}
+
+/**
+ * Fills in the outcome of every record no handler settled, from the answers in the response
+ * body. Records left without an answer were cut short (`aborted`) unless they were
+ * notifications (no answer expected).
+ */
+export function settleFromResponse(
+  book: AuditBook,
+  body: string | undefined,
+  contentType: string,
+  status: number,
+  complete: boolean,
+): void {
+  const open = book.operations.filter((o) => o.outcome === undefined)
+  if (open.length === 0) return
+  const answers = body === undefined ? [] : answersIn(body, contentType)
+  for (const record of open) {
+    const index = answers.findIndex((a) => a.id === record.id)
+    const answer = index >= 0 ? answers.splice(index, 1)[0] : undefined
+    if (answer?.error) {
+      const data = answer.error.data?.code
+      const code = typeof answer.error.code === 'number' ? RPC_ERRORS[answer.error.code] : undefined
+      record.outcome = 'refused'
+      record.errorCode =
+        record.errorCode ??
+        (typeof data === 'string' && /^[a-z_]{1,40}$/.test(data) ? data : (code ?? 'rpc_error'))
+    } else if (answer?.result) {
+      record.outcome = answer.result.isError === true ? 'error' : 'ok'
+      if (record.outcome === 'error') record.errorCode = record.errorCode ?? errorCodeOf(answer.result)
+    } else if (record.id === undefined && status < 400) {
+      record.outcome = 'ok' // a notification, or a GET/DELETE answered
+    } else if (status >= 400) {
+      record.outcome = 'refused'
+      record.errorCode = record.errorCode ?? `http_${status}`
+    } else {
+      record.outcome = complete ? 'refused' : 'aborted'
+      if (complete) record.errorCode = record.errorCode ?? 'no_answer'
+    }
+  }
+}

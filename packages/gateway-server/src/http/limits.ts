@@ -1,0 +1,115 @@
+import { DEFAULT_LIMITS, type GatewayLimits, LIMIT_BOUNDS } from '../config.js'
+
+/**
+ * Applies the defaults to `given` and checks every limit against `LIMIT_BOUNDS` (the table the
+ * CLI's `sallyport.json` schema uses too). Unknown keys are ignored.
+ * @throws RangeError naming the limit, never its value.
+ */
+export function resolveLimits(given: Partial<GatewayLimits> = {}): GatewayLimits {
+  const limits = { ...DEFAULT_LIMITS }
+  for (const key of Object.keys(LIMIT_BOUNDS) as Array<keyof GatewayLimits>) {
+    const value: unknown = given[key]
+    if (value === undefined) continue
+    const { min, max, integer } = LIMIT_BOUNDS[key]
+    if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isSafeInteger(value)))
+      throw new RangeError(`limits.${key} must be a${integer ? 'n integer' : ' number'}`)
+    if (value < min) throw new RangeError(`limits.${key} must be ≥ ${min}`)
+    if (value > max) throw new RangeError(`limits.${key} must be ≤ ${max}`)
+    limits[key] = value
+  }
+  return limits
+}
+
+/** Thrown by the per-credential limiters; `retryAfterMs` is the hint given to the client. */
+export class RateLimited extends Error {
+  readonly retryAfterMs: number
+  constructor(message: string, retryAfterMs: number) {
+    super(message)
+    this.name = 'RateLimited'
+    this.retryAfterMs = retryAfterMs
+  }
+}
+
+export type SlotKind = 'wait' | 'run'
+
+/** Per-credential state: a token bucket and two counters. */
+interface Account {
+  tokens: number
+  refilledAt: number
+  wait: number
+  run: number
+}
+
+export interface CredentialLimiter {
+  /**
+   * Takes `count` operations from the credential's bucket, all or nothing; `undefined` when
+   * allowed, else the milliseconds until that many tokens are back. `count` 0 takes nothing and
+   * tells whether a single operation would be allowed now.
+   */
+  take(username: string, count: number): number | undefined
+  /** Holds one slot of `kind` until the returned release is called; throws `RateLimited`. */
+  acquire(username: string, kind: SlotKind): () => void
+  /** Milliseconds the bucket takes to earn back one operation (the shortest useful retry hint). */
+  readonly tokenMs: number
+}
+
+/**
+ * In-memory per-credential limits of one gateway process. Idle accounts are dropped, so the map
+ * holds only credentials that were active within the last refill period.
+ */
+export function createCredentialLimiter(
+  limits: Pick<GatewayLimits, 'ratePerSecond' | 'rateBurst' | 'concurrentWaits' | 'concurrentRuns'>,
+  now: () => number = () => performance.now(),
+): CredentialLimiter {
+  const accounts = new Map<string, Account>()
+  const fullAfterMs = (limits.rateBurst / limits.ratePerSecond) * 1000
+  let sweptAt = now()
+  const account = (username: string): Account => {
+    const t = now()
+    if (t - sweptAt > fullAfterMs && accounts.size > 0) {
+      sweptAt = t
+      for (const [name, a] of accounts)
+        if (a.wait === 0 && a.run === 0 && t - a.refilledAt >= fullAfterMs) accounts.delete(name)
+    }
+    let a = accounts.get(username)
+    if (!a) {
+      a = { tokens: limits.rateBurst, refilledAt: t, wait: 0, run: 0 }
+      accounts.set(username, a)
+    }
+    a.tokens = Math.min(limits.rateBurst, a.tokens + ((t - a.refilledAt) / 1000) * limits.ratePerSecond)
+    a.refilledAt = t
+    return a
+  }
+  const cap: Record<SlotKind, number> = { wait: limits.concurrentWaits, run: limits.concurrentRuns }
+  return {
+    tokenMs: Math.ceil(1000 / limits.ratePerSecond),
+    take(username, count) {
+      const a = account(username)
+      const need = Math.max(count, 1)
+      if (a.tokens >= need) {
+        a.tokens -= count
+        return undefined
+      }
+      return Math.ceil(((need - a.tokens) / limits.ratePerSecond) * 1000)
+    },
+    acquire(username, kind) {
+      const a = account(username)
+      if (a[kind] >= cap[kind]) {
+        throw new RateLimited(
+          kind === 'wait'
+            ? `Too many waiting calls for this credential (at most ${cap.wait} at once). Retry without waitMs, or after another wait returns.`
+            : `Too many runs in progress for this credential (at most ${cap.run} at once). Retry once one of them has ended, or cancel one (gateway.session.get gives a running session's activeJob).`,
+          1000,
+        )
+      }
+      a[kind]++
+      let released = false
+      return () => {
+        if (released) return
+        released = true
+        // Accounts holding a slot are never swept, so `a` is still the live one.
+        a[kind]--
+      }
+    },
+  }
+}

@@ -1,0 +1,264 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { GatewayLimits } from '../config.js'
+import { BodyError, type GatewayApp, type RequestHead } from './app.js'
+
+// Hop-by-hop headers are the connection's business, never the application's: a `Connection:
+// keep-alive` from a streaming response would override Node's own decision to close a socket
+// (after `maxRequestsPerSocket`, or after a refused request whose body was never read).
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection'])
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void
+
+/**
+ * Serves the app on `node:http` without reading a byte of the body before the app asks for it
+ * (after the Origin and credential checks). Bodies are read with a size cap, a deadline and a
+ * cap on how many are read at once. A request answered without its body being read has its
+ * connection closed, so nobody can keep the server reading a body it refused.
+ */
+export function createNodeHandler(
+  app: GatewayApp,
+  limits: Pick<
+    GatewayLimits,
+    | 'maxRequestBodyBytes'
+    | 'bodyTimeoutMs'
+    | 'maxInFlightBodies'
+    | 'maxInFlightBodiesPerCredential'
+    | 'responseStallTimeoutMs'
+    | 'maxStalledResponsesPerCredential'
+  >,
+  onError: (error: Error) => void,
+): NodeHandler {
+  let inFlightBodies = 0
+  const inFlightByOwner = new Map<string, number>()
+  const stalls = stallCounter(limits)
+  return (req, res) => {
+    const started = performance.now()
+    const controller = new AbortController()
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort()
+    })
+    let head: RequestHead
+    try {
+      head = { method: req.method ?? 'GET', url: requestUrl(req), headers: requestHeaders(req) }
+    } catch {
+      res.shouldKeepAlive = false
+      res.writeHead(400, { 'Content-Type': 'application/json', Connection: 'close' })
+      res.end(JSON.stringify({ error: 'bad request' }))
+      return
+    }
+    let bodyState: 'unread' | 'reading' | 'read' = 'unread'
+    // Whose request this is, once the app has authenticated it (it asks for the body then).
+    let requester: string | undefined
+    const readBody = (owner: string): Promise<Uint8Array> => {
+      bodyState = 'reading'
+      requester = owner
+      // `Expect: 100-continue` is answered only now, after the checks (Node would otherwise
+      // invite the body before anything was checked).
+      if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue()
+      return readNodeBody(req, limits, {
+        enter: () => {
+          const mine = inFlightByOwner.get(owner) ?? 0
+          if (mine >= limits.maxInFlightBodiesPerCredential) return 'busy_credential'
+          if (inFlightBodies >= limits.maxInFlightBodies) return 'busy'
+          inFlightBodies++
+          inFlightByOwner.set(owner, mine + 1)
+          return undefined
+        },
+        leave: () => {
+          inFlightBodies--
+          const mine = (inFlightByOwner.get(owner) ?? 1) - 1
+          if (mine === 0) inFlightByOwner.delete(owner)
+          else inFlightByOwner.set(owner, mine)
+        },
+      }).then((body) => {
+        bodyState = 'read'
+        return body
+      })
+    }
+    app.handle(head, readBody, controller.signal, started).then(
+      (response) =>
+        writeResponse(req, res, response, bodyState !== 'read' && hasBody(req), (wait) =>
+          stalls.hold(requester, res, wait),
+        ),
+      (error: Error) => {
+        onError(error)
+        if (!res.headersSent) {
+          res.shouldKeepAlive = false
+          res.writeHead(500, { 'Content-Type': 'application/json', Connection: 'close' })
+        }
+        res.end()
+      },
+    )
+  }
+}
+
+/** The request's URL; the Host header is only used when it is a plain host[:port]. */
+function requestUrl(req: IncomingMessage): URL {
+  const host = req.headers.host
+  const base =
+    host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? host : 'localhost'
+  const path = req.url ?? '/'
+  if (!path.startsWith('/')) throw new TypeError('absolute-form request target')
+  return new URL(`http://${base}${path}`)
+}
+
+function requestHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v)
+    else headers.set(name, value)
+  }
+  return headers
+}
+
+const hasBody = (req: IncomingMessage): boolean =>
+  !req.complete &&
+  (req.headers['transfer-encoding'] !== undefined ||
+    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0'))
+
+/** Reads the whole body within the size cap and the deadline; rejects with a `BodyError`. */
+function readNodeBody(
+  req: IncomingMessage,
+  limits: Pick<GatewayLimits, 'maxRequestBodyBytes' | 'bodyTimeoutMs'>,
+  slot: { enter: () => 'busy' | 'busy_credential' | undefined; leave: () => void },
+): Promise<Uint8Array> {
+  const declared = Number(req.headers['content-length'] ?? Number.NaN)
+  if (declared > limits.maxRequestBodyBytes) return Promise.reject(new BodyError('too_large'))
+  const refused = slot.enter()
+  if (refused) return Promise.reject(new BodyError(refused))
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const finish = (error: BodyError | undefined): void => {
+      clearTimeout(timer)
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onAbort)
+      req.off('aborted', onAbort)
+      slot.leave()
+      if (error) {
+        req.pause()
+        reject(error)
+      } else resolve(Buffer.concat(chunks))
+    }
+    const onData = (chunk: Buffer): void => {
+      size += chunk.byteLength
+      if (size > limits.maxRequestBodyBytes) finish(new BodyError('too_large'))
+      else chunks.push(chunk)
+    }
+    const onEnd = (): void => finish(undefined)
+    const onAbort = (): void => finish(new BodyError('aborted'))
+    const timer = setTimeout(() => finish(new BodyError('timeout')), limits.bodyTimeoutMs)
+    req.on('data', onData)
+    req.once('end', onEnd)
+    req.once('error', onAbort)
+    req.once('aborted', onAbort)
+  })
+}
+
+/**
+ * Bounds what clients that stop reading can make the gateway hold: a response whose socket buffer
+ * is full must drain within `responseStallTimeoutMs`, and a credential may have at most
+ * `maxStalledResponsesPerCredential` such responses at once; past either, the connection is
+ * closed (its buffered answer freed). Requests answered before authentication count as one owner.
+ */
+function stallCounter(
+  limits: Pick<GatewayLimits, 'responseStallTimeoutMs' | 'maxStalledResponsesPerCredential'>,
+): { hold(owner: string | undefined, res: ServerResponse, drained: Promise<void>): Promise<void> } {
+  const byOwner = new Map<string, number>()
+  return {
+    async hold(owner, res, drained) {
+      const key = owner ?? ''
+      const mine = byOwner.get(key) ?? 0
+      if (mine >= limits.maxStalledResponsesPerCredential) {
+        res.destroy()
+        return
+      }
+      byOwner.set(key, mine + 1)
+      let timer: ReturnType<typeof setTimeout> | undefined
+      try {
+        const stalled = new Promise<'stalled'>((resolve) => {
+          timer = setTimeout(() => resolve('stalled'), limits.responseStallTimeoutMs)
+        })
+        if ((await Promise.race([drained, stalled])) === 'stalled') res.destroy()
+      } finally {
+        clearTimeout(timer)
+        const left = (byOwner.get(key) ?? 1) - 1
+        if (left === 0) byOwner.delete(key)
+        else byOwner.set(key, left)
+      }
+    },
+  }
+}
+
+/** Writes the web `Response`, streaming its body with backpressure; stops when the client goes. */
+async function writeResponse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+  closeAfter: boolean,
+  stall: (drained: Promise<void>) => Promise<void>,
+): Promise<void> {
+  const headers: Record<string, string | string[]> = {}
+  response.headers.forEach((value, name) => {
+    if (HOP_BY_HOP.has(name)) return
+    if (name === 'set-cookie') return // never set by the gateway
+    headers[name] = value
+  })
+  if (closeAfter) {
+    // The body was never read (a refused request): answer, then close the connection instead
+    // of reading (or waiting for) what the client still sends.
+    // Node then ends the socket once the answer is written.
+    res.shouldKeepAlive = false
+    headers.connection = 'close'
+  }
+  if (response.statusText) res.writeHead(response.status, response.statusText, headers)
+  else res.writeHead(response.status, headers)
+  if (!response.body || req.method === 'HEAD') {
+    await response.body?.cancel().catch(() => {})
+    res.end()
+    return
+  }
+  res.flushHeaders()
+  const reader = response.body.getReader()
+  const stop = (): void => {
+    void reader.cancel().catch(() => {})
+  }
+  res.once('close', stop)
+  let read = false
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) {
+        read = true
+        break
+      }
+      if (!res.write(value)) {
+        if (res.destroyed) break
+        // The client is not reading: wait for it, within the stall bounds.
+        await stall(
+          new Promise<void>((resolve) => {
+            const go = (): void => {
+              res.off('drain', go)
+              res.off('close', go)
+              resolve()
+            }
+            res.once('drain', go)
+            res.once('close', go)
+          }),
+        )
+      }
+      if (res.destroyed) break
+    }
+  } catch {
+    // The body stream failed (the client went away, or the handler errored): end what we have.
+  } finally {
+    res.off('close', stop)
+    // Left before the end (the connection closed or was dropped): cancel the body, which ends
+    // the handler's stream and writes the request's audit lines (`aborted` for every answer not
+    // produced yet). The 'close' listener is gone by the time a destroyed socket emits it.
+    if (!read) stop()
+    res.end()
+  }
+}

@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest'
+import { createRedactor } from '../redact.js'
+import type { RuntimePort, RuntimeSession, RuntimeStatus, RuntimeWake } from '../runtime/port.js'
+import type { OwnedSessions } from '../sessions/owned.js'
+import type { TurnMessage } from './derive-job-state.js'
+import { type JobContext, waitForJob } from './job-status.js'
+import { readTurn } from './turn-reads.js'
+
+// Issue 10, finding 4: 300 clients waiting on one job each re-read messages, status, permissions
+// and questions on every event, and the runtime could not keep up. Waiters of one session now
+// share one read per event.
+
+const SESSION = { id: 'ses_1', time: { created: 1, updated: 1 } } as unknown as RuntimeSession
+const user: TurnMessage = { info: { id: 'msg_u', role: 'user', time: { created: 1 } }, parts: [] }
+
+/**
+ * A runtime with a counting read API and an event source that follows the `waitUntil`
+ * contract of the real port (a check at once, again after each event, never overlapping).
+ */
+function countingRuntime(options: { countsEvents: boolean }) {
+  const reads = { status: 0, messages: 0, permissions: 0, questions: 0, diff: 0, todos: 0 }
+  let status: RuntimeStatus = 'busy'
+  let messages: TurnMessage[] = [user]
+  let sequence = 0
+  const listeners = new Set<() => void>()
+  const later = () => new Promise((resolve) => setTimeout(resolve, 2))
+  const port = {
+    statusOf: async () => {
+      reads.status++
+      await later()
+      return status
+    },
+    messages: async () => {
+      reads.messages++
+      await later()
+      return structuredClone(messages)
+    },
+    permissions: async () => {
+      reads.permissions++
+      return []
+    },
+    questions: async () => {
+      reads.questions++
+      return []
+    },
+    messageDiff: async () => {
+      reads.diff++
+      return []
+    },
+    todos: async () => {
+      reads.todos++
+      return []
+    },
+    ...(options.countsEvents && { eventSequence: () => sequence }),
+    waitUntil: <T>(
+      _id: string,
+      check: (wake?: RuntimeWake) => Promise<T | undefined>,
+      opts: { timeoutMs: number },
+    ): Promise<T | undefined> =>
+      new Promise((resolve, reject) => {
+        let running = false
+        let again = false
+        const timer = setTimeout(() => done(undefined), opts.timeoutMs)
+        const done = (value: T | undefined) => {
+          clearTimeout(timer)
+          listeners.delete(trigger)
+          resolve(value)
+        }
+        const trigger = (): void => {
+          if (running) {
+            again = true
+            return
+          }
+          running = true
+          void (async () => {
+            try {
+              do {
+                again = false
+                const value = await check({ sequence })
+                if (value !== undefined) return done(value)
+              } while (again)
+            } catch (error) {
+              reject(error)
+            } finally {
+              running = false
+            }
+          })()
+        }
+        listeners.add(trigger)
+        trigger()
+      }),
+  } as unknown as RuntimePort
+  return {
+    port,
+    reads,
+    /** A runtime event: the runtime changed, then told its subscribers. */
+    emit(change?: () => void) {
+      change?.()
+      sequence++
+      for (const listener of [...listeners]) listener()
+    },
+    complete() {
+      messages = [
+        user,
+        {
+          info: {
+            id: 'msg_a',
+            role: 'assistant',
+            parentID: 'msg_u',
+            time: { created: 2, completed: 3 },
+            finish: 'stop',
+          },
+          parts: [{ type: 'text', text: 'done' }],
+        },
+      ]
+      status = 'idle'
+    },
+    waiting: () => listeners.size,
+  }
+}
+
+function context(port: RuntimePort): JobContext {
+  const owned = {
+    sealSession: async () => 'v1.s',
+    sealJob: async () => 'v1.j',
+  } as unknown as OwnedSessions
+  return {
+    principal: { policy: 'full' } as JobContext['principal'],
+    runtime: port,
+    owned,
+    redactor: createRedactor(),
+    now: () => 10,
+  }
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50))
+const job = { messageId: 'msg_u', startedAt: 0 }
+const N = 200
+
+describe('waiters on one session share the upstream reads', () => {
+  it(`${N} waiters on one job cost one read per event, not ${N}`, async () => {
+    const rt = countingRuntime({ countsEvents: true })
+    const ctx = context(rt.port)
+    const waits = Array.from({ length: N }, () => waitForJob(ctx, SESSION, job, 10_000))
+    await settle()
+    expect(rt.waiting()).toBe(N)
+    // The first checks of waiters that started together share a read too.
+    expect(rt.reads.status).toBe(1)
+
+    const perEvent: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const before = rt.reads.status
+      rt.emit() // e.g. a part of the answer was stored: still running
+      await settle()
+      perEvent.push(rt.reads.status - before)
+    }
+    const before = { ...rt.reads }
+    rt.emit(() => rt.complete())
+    const results = await Promise.all(waits)
+    expect(results.every((r) => r.status === 'completed' && r.text === 'done')).toBe(true)
+    expect(perEvent).toEqual([1, 1, 1, 1, 1])
+    // The completing event: one status, one messages, one diff and one todos read for all.
+    expect(rt.reads.status - before.status).toBe(1)
+    expect(rt.reads.messages - before.messages).toBe(1)
+    expect(rt.reads.diff - before.diff).toBe(1)
+    expect(rt.reads.todos - before.todos).toBe(1)
+    // Pending asks are read once per read of a busy session, never per waiter.
+    expect(rt.reads.permissions).toBe(rt.reads.status - 1)
+  })
+
+  it(`without event numbers nothing is shared (the cost before: ${N} reads per event)`, async () => {
+    const rt = countingRuntime({ countsEvents: false })
+    const ctx = context(rt.port)
+    const waits = Array.from({ length: N }, () => waitForJob(ctx, SESSION, job, 10_000))
+    await settle()
+    const before = rt.reads.status
+    rt.emit()
+    await settle()
+    expect(rt.reads.status - before).toBe(N)
+    rt.emit(() => rt.complete())
+    await Promise.all(waits)
+  })
+
+  it('never hands a waiter a read that started before the event that woke it', async () => {
+    const rt = countingRuntime({ countsEvents: true })
+    const early = readTurn(rt.port, SESSION.id) // in flight, started before the completion
+    early.catch(() => undefined)
+    rt.complete()
+    rt.emit()
+    const fresh = readTurn(rt.port, SESSION.id, { sequence: 1 })
+    expect(fresh).not.toBe(early)
+    // A read asked for with no newer event shares the one in flight.
+    expect(readTurn(rt.port, SESSION.id, { sequence: 1 })).toBe(fresh)
+    expect((await fresh).status).toBe('idle')
+    // A finished read is never handed out again: the next one reads anew.
+    expect(readTurn(rt.port, SESSION.id, { sequence: 1 })).not.toBe(fresh)
+  })
+
+  it('a confirming read is always a new one, started after the read it confirms', async () => {
+    const rt = countingRuntime({ countsEvents: true })
+    const first = await readTurn(rt.port, SESSION.id)
+    const inFlight = readTurn(rt.port, SESSION.id)
+    const again = readTurn(rt.port, SESSION.id, { after: first })
+    // `inFlight` started after `first` finished, so it may serve as the confirmation.
+    expect(again).toBe(inFlight)
+    const confirmed = await again
+    const next = readTurn(rt.port, SESSION.id, { after: confirmed })
+    expect(next).not.toBe(again)
+    await next
+  })
+})

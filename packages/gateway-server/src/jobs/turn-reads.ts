@@ -1,0 +1,137 @@
+import type {
+  RuntimeFileDiff,
+  RuntimePermission,
+  RuntimePort,
+  RuntimeQuestion,
+  RuntimeStatus,
+  RuntimeTodo,
+} from '../runtime/port.js'
+import type { TurnMessage } from './derive-job-state.js'
+
+// One read of what a job's state is derived from, shared by everyone who waits on the session.
+//
+// Order: the run status FIRST, then the messages. The runtime completes a run's last message
+// before it marks the session idle, so an idle status read before the messages can never be
+// paired with an answer older than it (read the other way round, or at the same time, "idle +
+// unfinished answer" showed up for live runs: 7 of 12 runs measured). Pending asks are read
+// after both, only for a session that is not idle.
+//
+// Sharing: N clients waiting on one session are woken by the same runtime event; each needs a
+// read that STARTED after that event (it must never see data older than what woke it). A read
+// in flight that started after the event serves them all, so N waiters cost one read per event
+// instead of N. Only reads in flight are shared, never a finished one: a finished read may be
+// older than a change whose event has not arrived yet.
+
+/** One consistent read of a session's run: status, then messages, then pending asks. */
+export interface TurnSnapshot {
+  readonly status: RuntimeStatus
+  readonly messages: TurnMessage[]
+  readonly permissions: RuntimePermission[]
+  readonly questions: RuntimeQuestion[]
+  /** The files changed by the run of `messageId`, and the session's todos (read once, shared). */
+  outcome(messageId: string): Promise<[RuntimeFileDiff[], RuntimeTodo[]]>
+  /** Position of this read in the port's order of finished reads (see `ReadNeed.after`). */
+  readonly finished: number
+  /** Events the port had seen when this read started (-Infinity when the port does not count). */
+  readonly sequence: number
+}
+
+/** How fresh a read must be. */
+export interface ReadNeed {
+  /**
+   * The event sequence number (`RuntimePort.eventSequence`) the read must reflect: it must have
+   * started when the port had seen at least this many events. Default: the current number.
+   */
+  sequence?: number
+  /** The read must have started after this one finished (a confirming re-read). */
+  after?: TurnSnapshot
+}
+
+interface Flight {
+  /** Events seen when the read started. */
+  sequence: number
+  /** Reads finished when it started. */
+  finishedBefore: number
+  promise: Promise<TurnSnapshot>
+}
+
+interface Registry {
+  flights: Map<string, Flight>
+  finished: number
+}
+
+const registries = new WeakMap<RuntimePort, Registry>()
+
+function registryOf(runtime: RuntimePort): Registry {
+  let registry = registries.get(runtime)
+  if (!registry) {
+    registry = { flights: new Map(), finished: 0 }
+    registries.set(runtime, registry)
+  }
+  return registry
+}
+
+/**
+ * A read of the session's run that satisfies `need`: the one in flight when it does, else a new
+ * one (which later callers may share). A port that does not count events shares nothing.
+ */
+export function readTurn(
+  runtime: RuntimePort,
+  sessionId: string,
+  need: ReadNeed = {},
+): Promise<TurnSnapshot> {
+  const registry = registryOf(runtime)
+  const sequence = runtime.eventSequence?.()
+  const flight = registry.flights.get(sessionId)
+  if (
+    flight &&
+    sequence !== undefined &&
+    flight.sequence >= (need.sequence ?? sequence) &&
+    flight.finishedBefore >= (need.after?.finished ?? 0)
+  ) {
+    return flight.promise
+  }
+  const started: Flight = {
+    sequence: sequence ?? Number.NEGATIVE_INFINITY,
+    finishedBefore: registry.finished,
+    promise: Promise.resolve(undefined as never),
+  }
+  started.promise = readOnce(runtime, sessionId, started.sequence, () => ++registry.finished).finally(() => {
+    if (registry.flights.get(sessionId) === started) registry.flights.delete(sessionId)
+  })
+  registry.flights.set(sessionId, started)
+  return started.promise
+}
+
+async function readOnce(
+  runtime: RuntimePort,
+  sessionId: string,
+  sequence: number,
+  finish: () => number,
+): Promise<TurnSnapshot> {
+  const status = await runtime.statusOf(sessionId)
+  const messages = await runtime.messages(sessionId)
+  const [permissions, questions] =
+    status === 'idle'
+      ? [[], []]
+      : await Promise.all([runtime.permissions(sessionId), runtime.questions(sessionId)])
+  const outcomes = new Map<string, Promise<[RuntimeFileDiff[], RuntimeTodo[]]>>()
+  return {
+    status,
+    messages,
+    permissions,
+    questions,
+    finished: finish(),
+    sequence,
+    outcome(messageId) {
+      let outcome = outcomes.get(messageId)
+      if (!outcome) {
+        outcome = Promise.all([runtime.messageDiff(sessionId, messageId), runtime.todos(sessionId)])
+        outcomes.set(messageId, outcome)
+        // A failed read is not kept: the next caller asks again.
+        outcome.catch(() => outcomes.delete(messageId))
+      }
+      return outcome
+    },
+  }
+}

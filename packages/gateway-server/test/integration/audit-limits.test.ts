@@ -1,0 +1,296 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Gateway } from '../../src/index.js'
+import { MARK, useHarness, writeWorkspace } from './harness.js'
+
+// The audit log, compared call by call with a mixed workload, and the per-credential limits.
+
+const h = useHarness()
+
+beforeAll(async () => {
+  await writeWorkspace(h.creds.workspace)
+})
+
+type Line = Record<string, unknown>
+const auditSince = (mark: number): Line[] =>
+  h.logs
+    .lines()
+    .slice(mark)
+    .filter((l) => l.event === 'audit')
+const view = (l: Line): Line =>
+  JSON.parse(
+    JSON.stringify({
+      username: l.username,
+      rpcMethod: l.rpcMethod,
+      tool: l.tool,
+      outcome: l.outcome,
+      errorCode: l.errorCode,
+    }),
+  )
+
+/** POSTs one raw JSON-RPC body (a batch is an array) as a 2025-era client. */
+async function post(gateway: Gateway, key: string, body: unknown): Promise<{ status: number; text: string }> {
+  const res = await gateway.fetch(
+    new Request('http://gateway.test/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        authorization: `Bearer ${key}`,
+      },
+      body: JSON.stringify(body),
+    }),
+  )
+  return { status: res.status, text: await res.text() }
+}
+const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+})
+
+describe('the audit log', () => {
+  it('has exactly one line per call of a mixed workload, each with its tool and true outcome', async () => {
+    const started = await h.clients.full.ok('gateway.agent.run', { message: 'keep going', waitMs: 0 })
+    const mark = h.logs.lines().length
+    const t0 = performance.now()
+    await h.clients.full.ok('gateway.catalog.get')
+    await h.clients.full.ok('gateway.workspace.read', { path: 'README.md' })
+    await h.clients.full.call('gateway.workspace.read', { path: '.env' })
+    await h.clients.chat.call('gateway.workspace.read', { path: 'README.md' })
+    await h.clients.chat.call('gateway.agent.run', { message: '' })
+    await h.clients.full.call('x'.repeat(64))
+    await h.clients.full.ok('gateway.job.get', { job: started.job, waitMs: 400 })
+    await h.clients.full.ok('gateway.session.list')
+    await h.clients.full.call('gateway.session.get', { session: 'v1.not-a-handle' })
+    expect(performance.now() - t0).toBeGreaterThan(400)
+    const lines = auditSince(mark)
+    expect(lines.map(view)).toEqual([
+      { username: 'owner', rpcMethod: 'tools/call', tool: 'gateway.catalog.get', outcome: 'ok' },
+      { username: 'owner', rpcMethod: 'tools/call', tool: 'gateway.workspace.read', outcome: 'ok' },
+      {
+        username: 'owner',
+        rpcMethod: 'tools/call',
+        tool: 'gateway.workspace.read',
+        outcome: 'error',
+        errorCode: 'path_denied',
+      },
+      {
+        username: 'discord',
+        rpcMethod: 'tools/call',
+        tool: 'gateway.workspace.read',
+        outcome: 'refused',
+        errorCode: 'unknown_tool',
+      },
+      {
+        username: 'discord',
+        rpcMethod: 'tools/call',
+        tool: 'gateway.agent.run',
+        outcome: 'refused',
+        errorCode: 'invalid_input',
+      },
+      // A name the gateway does not have is recorded as `unknown`, never as sent.
+      {
+        username: 'owner',
+        rpcMethod: 'tools/call',
+        tool: 'unknown',
+        outcome: 'refused',
+        errorCode: 'unknown_tool',
+      },
+      { username: 'owner', rpcMethod: 'tools/call', tool: 'gateway.job.get', outcome: 'ok' },
+      { username: 'owner', rpcMethod: 'tools/call', tool: 'gateway.session.list', outcome: 'ok' },
+      {
+        username: 'owner',
+        rpcMethod: 'tools/call',
+        tool: 'gateway.session.get',
+        outcome: 'error',
+        errorCode: 'not_found',
+      },
+    ])
+    // The duration runs to the last byte: the 400 ms wait is in it.
+    expect(lines[6]?.durationMs as number).toBeGreaterThanOrEqual(400)
+    expect(JSON.stringify(lines)).not.toContain('x'.repeat(64))
+  })
+
+  it('writes one line per call of a JSON-RPC batch, with the batch size and the shared request id', async () => {
+    const mark = h.logs.lines().length
+    const res = await post(h.gateway, h.creds.keys.read, [
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      call(2, 'gateway.catalog.get'),
+      call(3, 'gateway.session.delete', { session: 'v1.x' }),
+      call(4, 'gateway.workspace.read', { path: '.env' }),
+      call(5, 'gateway.workspace.read', { path: 'README.md' }),
+      call(6, 'gateway.session.get', {}),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ])
+    expect(res.status).toBe(200)
+    const lines = auditSince(mark)
+    expect(lines.map(view)).toEqual([
+      { username: 'reader', rpcMethod: 'tools/list', outcome: 'ok' },
+      { username: 'reader', rpcMethod: 'tools/call', tool: 'gateway.catalog.get', outcome: 'ok' },
+      {
+        username: 'reader',
+        rpcMethod: 'tools/call',
+        tool: 'gateway.session.delete',
+        outcome: 'refused',
+        errorCode: 'unknown_tool',
+      },
+      {
+        username: 'reader',
+        rpcMethod: 'tools/call',
+        tool: 'gateway.workspace.read',
+        outcome: 'error',
+        errorCode: 'path_denied',
+      },
+      { username: 'reader', rpcMethod: 'tools/call', tool: 'gateway.workspace.read', outcome: 'ok' },
+      {
+        username: 'reader',
+        rpcMethod: 'tools/call',
+        tool: 'gateway.session.get',
+        outcome: 'refused',
+        errorCode: 'invalid_input',
+      },
+      { username: 'reader', rpcMethod: 'notifications/initialized', outcome: 'ok' },
+    ])
+    expect(new Set(lines.map((l) => l.requestId)).size).toBe(1)
+    expect(new Set(lines.map((l) => l.batch))).toEqual(new Set([7]))
+  })
+
+  it('records a malformed resource URI as invalid input, not an internal error', async () => {
+    const out = await h.clients.full.read('gateway://workspace/%E0%A4%A')
+    expect(out.ok).toBe(false)
+    const last = auditSince(0).at(-1)
+    expect(last).toMatchObject({
+      rpcMethod: 'resources/read',
+      outcome: 'refused',
+      errorCode: 'invalid_input',
+    })
+  })
+})
+
+describe('per-credential limits', () => {
+  it('refuses a batch over maxBatch as a whole, one refused line per call, and runs none of it', async () => {
+    const g = h.extraGateway({ gateway: { limits: { maxBatch: 3 } } })
+    const sessions = h.fake.state.sessions.size
+    const mark = h.logs.lines().length
+    const res = await post(
+      g,
+      h.creds.keys.chat,
+      [1, 2, 3, 4].map((id) => call(id, 'gateway.agent.run', { message: `hi ${MARK.complete}` })),
+    )
+    expect(res.status).toBe(400)
+    expect(res.text).toContain('Batch too large: at most 3')
+    expect(h.fake.state.sessions.size).toBe(sessions)
+    expect(auditSince(mark).map((l) => [l.outcome, l.errorCode])).toEqual(
+      Array.from({ length: 4 }, () => ['refused', 'batch_too_large']),
+    )
+  })
+
+  it('answers 429 with a retry hint beyond the rate, per credential (another credential is unaffected)', async () => {
+    const g = h.extraGateway({ gateway: { limits: { ratePerSecond: 0.5, rateBurst: 3 } } })
+    const catalog = (id: number) => call(id, 'gateway.catalog.get')
+    for (let i = 0; i < 3; i++) expect((await post(g, h.creds.keys.chat, catalog(i))).status).toBe(200)
+    // Protocol traffic is not counted: lists still pass.
+    const list = { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }
+    expect((await post(g, h.creds.keys.chat, list)).status).toBe(200)
+    const t0 = performance.now()
+    const limited = await post(g, h.creds.keys.chat, catalog(7))
+    expect(limited.status).toBe(429)
+    // Held back a second, so a client that retries at once cannot flood with refusals.
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(900)
+    const body = JSON.parse(limited.text) as {
+      id: unknown
+      error: { message: string; data: { code: string; retryAfterMs: number } }
+    }
+    // Answered with the request's own id.
+    expect(body.id).toBe(7)
+    expect(body.error.data.code).toBe('rate_limited')
+    expect(body.error.data.retryAfterMs).toBeGreaterThan(0)
+    expect(body.error.data.retryAfterMs).toBeLessThanOrEqual(2000)
+    expect((await post(g, h.creds.keys.chat2, catalog(1))).status).toBe(200)
+    // A batch counts each of its calls, and is answered with one error per call.
+    const batch = await post(g, h.creds.keys.chat2, [catalog(1), catalog(2), catalog(3)])
+    expect(batch.status).toBe(429)
+    expect((JSON.parse(batch.text) as Array<{ id: number }>).map((a) => a.id)).toEqual([1, 2, 3])
+  })
+
+  it('holds at most concurrentWaits waiting calls per credential; the next gets rate_limited at once', async () => {
+    const g = h.extraGateway({ gateway: { limits: { concurrentWaits: 2 } } })
+    const client = await h.connect('chat', { gateway: g })
+    const run = await client.ok('gateway.agent.run', { message: 'long one', waitMs: 0 })
+    // Three waits at once with room for two: exactly one is refused, at once; two wait.
+    const t0 = performance.now()
+    const settled: number[] = []
+    const calls = [0, 1, 2].map((i) =>
+      client.call('gateway.job.get', { job: run.job, waitMs: 2000 }).then((out) => {
+        settled[i] = performance.now() - t0
+        return out
+      }),
+    )
+    const refused = await Promise.race(
+      calls.map((c, i) =>
+        c.then((out) => (out.kind === 'result' && out.isError ? { out, i } : new Promise<never>(() => {}))),
+      ),
+    )
+    expect(refused.out).toMatchObject({ kind: 'result', isError: true, error: { code: 'rate_limited' } })
+    expect(refused.out.kind === 'result' && JSON.parse(refused.out.text).error.retryAfterMs).toBeGreaterThan(
+      0,
+    )
+    // While the other two still wait, the same call without waitMs is served.
+    expect((await client.ok('gateway.job.get', { job: run.job })).status).toBe('running')
+    const outs = await Promise.all(calls)
+    expect(outs.filter((o) => o.kind === 'result' && !o.isError)).toHaveLength(2)
+    expect(settled[refused.i]).toBeLessThan(Math.min(...settled.filter((_, i) => i !== refused.i)))
+    // Slots are released: a wait is accepted again.
+    expect((await client.ok('gateway.job.get', { job: run.job, waitMs: 10 })).status).toBe('running')
+    await client.close()
+  })
+
+  it('holds at most concurrentRuns agent.run calls per credential', async () => {
+    const g = h.extraGateway({ gateway: { limits: { concurrentRuns: 1 } } })
+    const client = await h.connect('full', { gateway: g })
+    const sessions = h.fake.state.sessions.size
+    const outs = await Promise.all(
+      [0, 1].map((i) => client.call('gateway.agent.run', { message: `run ${i}`, waitMs: 1000 })),
+    )
+    const codes = outs.map((o) => (o.kind === 'result' && o.isError ? o.error?.code : 'ok')).sort()
+    expect(codes).toEqual(['ok', 'rate_limited'])
+    // The refused call created nothing.
+    expect(h.fake.state.sessions.size).toBe(sessions + 1)
+    await client.close()
+  })
+
+  it('counts runs, not calls: a run started with waitMs 0 keeps its slot until the runtime shows it over', async () => {
+    const g = h.extraGateway({ gateway: { limits: { concurrentRuns: 2 } } })
+    const client = await h.connect('chat', { gateway: g })
+    const before = new Set(h.fake.state.sessions.keys())
+    for (const i of [0, 1])
+      expect((await client.ok('gateway.agent.run', { message: `keeps going ${i}`, waitMs: 0 })).status).toBe(
+        'running',
+      )
+    // Both calls returned, both runs go on: a third run is refused, and says why.
+    const third = await client.call('gateway.agent.run', { message: 'one too many', waitMs: 0 })
+    expect(third).toMatchObject({ kind: 'result', isError: true, error: { code: 'rate_limited' } })
+    expect(third.kind === 'result' && third.error?.message).toMatch(/runs in progress .*at most 2 at once/)
+    // Another credential is not affected.
+    const other = await h.connect('chat2', { gateway: g })
+    expect((await other.ok('gateway.agent.run', { message: 'other credential', waitMs: 0 })).status).toBe(
+      'running',
+    )
+    // One of the two runs ends: its slot comes back.
+    const mine = [...h.fake.state.sessions.keys()].filter((id) => !before.has(id) && h.fake.runningTurn(id))
+    h.fake.completeTurn(mine[0] as string, 'done')
+    await expect
+      .poll(
+        async () => {
+          const out = await client.call('gateway.agent.run', { message: 'room again', waitMs: 0 })
+          return out.kind === 'result' && !out.isError
+        },
+        { timeout: 10_000, interval: 200 },
+      )
+      .toBe(true)
+    await client.close()
+    await other.close()
+  })
+})
