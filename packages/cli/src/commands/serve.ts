@@ -1,5 +1,5 @@
 import { CliError } from '../errors.ts'
-import { startGateway } from '../gateway/start-gateway.ts'
+import { stackGatewayOptions, startGateway } from '../gateway/start-gateway.ts'
 import type { Io } from '../io.ts'
 import { createCliLogger, type Logger } from '../logger.ts'
 import { overridesFromEnv } from '../stack/layout.ts'
@@ -57,31 +57,21 @@ export async function serve(options: ServeOptions, io: Io): Promise<void> {
   if (!nativeUrl)
     throw new CliError('ERR_CLI_USAGE', 'no native server URL: pass --native-url or run `sallyport up` once')
   const password = await readPasswordFile(nativePasswordFile.path, nativePasswordFile.shownAs)
-  const gateway = await startGateway({
-    stateDir: layout.stateDir,
-    workspace: layout.workspace,
-    host: plan.gateway.bindHost,
-    port: plan.gateway.port,
-    nativeUrl,
-    nativeUsername: plan.gateway.nativeUsername,
-    nativePassword: password,
-    allowedOrigins: plan.gateway.allowedOrigins,
-    oauth: config.oauth,
-    limits: config.gateway.limits,
-    // The stack's moderator runtime (started by `up`). Unreachable, it blocks every input the
-    // local screen escalates; it never lets one through unscreened.
-    moderator: {
-      url: plan.moderator.url,
-      username: plan.moderator.username,
-      password: await readPasswordFile(plan.moderator.passwordFile.path, plan.moderator.passwordFile.shownAs),
-      directory: layout.moderatorState.cwd,
-      ...(config.moderator.model !== undefined && { model: config.moderator.model }),
-      deadlineMs: config.moderator.deadlineMs,
-      concurrency: config.moderator.concurrency,
-      queueLimit: config.moderator.queueLimit,
-    },
-    logger,
-  })
+  const gateway = await startGateway(
+    stackGatewayOptions({
+      layout,
+      config,
+      plan,
+      nativeUrl,
+      nativeUsername: plan.gateway.nativeUsername,
+      nativePassword: password,
+      moderatorPassword: await readPasswordFile(
+        plan.moderator.passwordFile.path,
+        plan.moderator.passwordFile.shownAs,
+      ),
+      logger,
+    }),
+  )
   logger.info(
     { event: 'ready', mcpUrl: `${gateway.url.replace(/\/$/, '')}/mcp` },
     `gateway serving ${gateway.url}`,

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino'
 import { CliError } from '../errors.ts'
-import type { GatewayLimitsConfig, OAuthConfig } from '../stack/stack-config.ts'
+import type { StackLayout } from '../stack/layout.ts'
+import type { GatewayLimitsConfig, OAuthConfig, StackConfig } from '../stack/stack-config.ts'
+import type { StackPlan } from '../stack/stack-plan.ts'
 
 export interface StartGatewayOptions {
   /** The stack's `state/` (credentials, handle secret). */
@@ -30,6 +32,47 @@ export interface StartGatewayModerator {
   readonly deadlineMs?: number
   readonly concurrency?: number
   readonly queueLimit?: number
+}
+
+/**
+ * The gateway of a stack as `up` and `serve` start it: where it binds, the runtime it fronts, its
+ * origins, OAuth and limits, and the stack's moderator runtime (unreachable, it blocks every input
+ * the local screen escalates; it never lets one through unscreened).
+ */
+export function stackGatewayOptions(input: {
+  readonly layout: StackLayout
+  readonly config: StackConfig
+  readonly plan: StackPlan
+  readonly nativeUrl: string
+  readonly nativeUsername: string
+  readonly nativePassword: string
+  readonly moderatorPassword: string
+  readonly logger: Logger
+}): StartGatewayOptions {
+  const { layout, config, plan } = input
+  return {
+    stateDir: layout.stateDir,
+    workspace: layout.workspace,
+    host: plan.gateway.bindHost,
+    port: plan.gateway.port,
+    nativeUrl: input.nativeUrl,
+    nativeUsername: input.nativeUsername,
+    nativePassword: input.nativePassword,
+    allowedOrigins: plan.gateway.allowedOrigins,
+    oauth: config.oauth,
+    limits: config.gateway.limits,
+    moderator: {
+      url: plan.moderator.url,
+      username: plan.moderator.username,
+      password: input.moderatorPassword,
+      directory: layout.moderatorState.cwd,
+      ...(config.moderator.model !== undefined && { model: config.moderator.model }),
+      deadlineMs: config.moderator.deadlineMs,
+      concurrency: config.moderator.concurrency,
+      queueLimit: config.moderator.queueLimit,
+    },
+    logger: input.logger,
+  }
 }
 
 /** A gateway serving in this process. */

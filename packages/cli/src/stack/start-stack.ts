@@ -3,7 +3,7 @@ import { RUNTIME_GUARD_MODULE_ENV } from '@sallyport/runtime-guard'
 import { basicAuth, launchRuntime, type SupervisedProcess, waitUntilReady } from '@sallyport/runtime-process'
 import type { Logger } from 'pino'
 import { CliError } from '../errors.ts'
-import { type RunningGateway, startGateway } from '../gateway/start-gateway.ts'
+import { type RunningGateway, stackGatewayOptions, startGateway } from '../gateway/start-gateway.ts'
 import { prepareRuntimeDirs } from '../runtime/prepare-dirs.ts'
 import { asStartFailure } from '../runtime/runtime-errors.ts'
 import { relativeToStack, type StackLayout } from './layout.ts'
@@ -162,29 +162,18 @@ export async function startStack(
       url: moderatorReady.url,
       version: moderatorReady.version,
     })
-    gateway = await startGateway({
-      stateDir: layout.stateDir,
-      workspace: layout.workspace,
-      host: plan.gateway.bindHost,
-      port: plan.gateway.port,
-      nativeUrl: plan.native.url,
-      nativeUsername: plan.native.username,
-      nativePassword: input.nativePassword,
-      allowedOrigins: plan.gateway.allowedOrigins,
-      oauth: config.oauth,
-      limits: config.gateway.limits,
-      moderator: {
-        url: plan.moderator.url,
-        username: plan.moderator.username,
-        password: input.moderatorPassword,
-        directory: layout.moderatorState.cwd,
-        ...(config.moderator.model !== undefined && { model: config.moderator.model }),
-        deadlineMs: config.moderator.deadlineMs,
-        concurrency: config.moderator.concurrency,
-        queueLimit: config.moderator.queueLimit,
-      },
-      logger,
-    })
+    gateway = await startGateway(
+      stackGatewayOptions({
+        layout,
+        config,
+        plan,
+        nativeUrl: plan.native.url,
+        nativeUsername: plan.native.username,
+        nativePassword: input.nativePassword,
+        moderatorPassword: input.moderatorPassword,
+        logger,
+      }),
+    )
   } catch (error) {
     await stopAll()
     if (stoppedEarly !== undefined) {
