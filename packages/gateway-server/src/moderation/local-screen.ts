@@ -1,15 +1,15 @@
 // The fast local screen: decides, in microseconds and without I/O, whether an input goes to the
 // moderator. It runs the rules of screen-rules.ts over the views of normalize.ts and over what is
 // hidden in encodings (base64, hex, URL, \x, \u and HTML-entity escapes, unwrapped up to
-// SCREEN_LIMITS.maxDecodeDepth times). Every step is linear in the input: one normalisation pass,
-// one pass to find encoded runs, and regular expressions written to run in linear time (see the
-// header of screen-rules.ts); decoded text is at most as long as the input, so screening it again
-// keeps the bound.
+// SCREEN_LIMITS.maxDecodeDepth times; text still encoded at that depth escalates as such). Every
+// step is linear in the input: one normalisation pass, one pass to find encoded runs, and regular
+// expressions written to run in linear time (see the header of screen-rules.ts); decoded text is at
+// most as long as the input, so screening it again keeps the bound.
 //
 // The result names rules and categories only. The input text is never logged, stored or returned.
 
 import { Buffer } from 'node:buffer'
-import { type NormalizedText, normalizeForScreen } from './normalize.js'
+import { type NormalizedText, normalizeForScreen, type ScreenView } from './normalize.js'
 import {
   SCREEN_LIMITS,
   SCREEN_RULES,
@@ -54,6 +54,7 @@ export function screenLocally(text: string): LocalScreen {
     hexRun: encoded.longestHex,
     decodedFlagged: hidden.flagged ? 1 : 0,
     decodedProse: hidden.prose ? 1 : 0,
+    decodedTooDeep: hidden.tooDeep ? 1 : 0,
   }
   const rules: string[] = []
   const categories: ScreenCategory[] = []
@@ -73,12 +74,21 @@ function fires(
   const test = rule.test
   switch (test.kind) {
     case 'pattern':
-      return test.views.some((view) => test.pattern.test(n[view]))
+      return test.views.some((view, i) => !sameAsEarlier(n, test.views, i) && test.pattern.test(n[view]))
     case 'all':
-      return test.views.some((view) => test.patterns.every((pattern) => pattern.test(n[view])))
+      return test.views.some(
+        (view, i) =>
+          !sameAsEarlier(n, test.views, i) && test.patterns.every((pattern) => pattern.test(n[view])),
+      )
     case 'signal':
       return signals !== undefined && signals[test.signal] >= test.atLeast
   }
+}
+
+/** A view identical to one tested before it (`compact` of text without spaces is `folded`) is not tested again. */
+function sameAsEarlier(n: NormalizedText, views: readonly ScreenView[], i: number): boolean {
+  for (let j = 0; j < i; j++) if (n[views[j]!] === n[views[i]!]) return true
+  return false
 }
 
 // ── Encoded runs ─────────────────────────────────────────────────────────────────────────────
@@ -225,20 +235,26 @@ function proseWords(text: string): number {
 /**
  * Screens what the encodings hide: the decoded segments, and `clean` with its escapes decoded,
  * are normalised together and run through the text rules; what they hide in turn is unwrapped up
- * to the depth limit. `prose` is set by base64/hex segments only (unescaped text keeps its words).
+ * to the depth limit, and `tooDeep` says that text at the limit still holds an encoding. `prose`
+ * is set by base64/hex segments only (unescaped text keeps its words).
  */
 function inspectDecoded(
   scan: EncodedScan,
   clean: string,
   depth: number,
-): { flagged: boolean; prose: boolean } {
+): { flagged: boolean; prose: boolean; tooDeep: boolean } {
   const prose = scan.segments.some((segment) => proseWords(segment) >= SCREEN_LIMITS.decodedProseWords)
   const unescaped = unescapeAll(clean)
   const hidden = unescaped === undefined ? scan.segments : [...scan.segments, unescaped]
-  if (hidden.length === 0) return { flagged: false, prose }
+  if (hidden.length === 0) return { flagged: false, prose, tooDeep: false }
   const normalized = normalizeForScreen(hidden.join('\n'))
-  if (TEXT_RULES.some((rule) => fires(rule, normalized, undefined))) return { flagged: true, prose }
-  if (depth >= SCREEN_LIMITS.maxDecodeDepth) return { flagged: false, prose }
-  const deeper = inspectDecoded(scanEncoded(normalized.clean), normalized.clean, depth + 1)
-  return { flagged: deeper.flagged, prose: prose || deeper.prose }
+  if (TEXT_RULES.some((rule) => fires(rule, normalized, undefined)))
+    return { flagged: true, prose, tooDeep: false }
+  const inner = scanEncoded(normalized.clean)
+  if (depth >= SCREEN_LIMITS.maxDecodeDepth) {
+    const tooDeep = inner.segments.length > 0 || unescapeAll(normalized.clean) !== undefined
+    return { flagged: false, prose, tooDeep }
+  }
+  const deeper = inspectDecoded(inner, normalized.clean, depth + 1)
+  return { flagged: deeper.flagged, prose: prose || deeper.prose, tooDeep: deeper.tooDeep }
 }

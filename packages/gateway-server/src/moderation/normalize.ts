@@ -21,7 +21,7 @@ export interface RemovedCounts {
   control: number
   /** Look-alike characters folded to Latin (Cyrillic, Greek, Armenian, small capitals, …). */
   confusables: number
-  /** Words mixing ASCII letters with folded look-alikes (UTS #39 mixed-script): `іgnоre`. */
+  /** Words mixing ASCII letters with folded look-alikes (UTS #39 mixed-script): `іgnоre`; Turkish `ı` excepted. */
   spoofedWords: number
 }
 
@@ -78,6 +78,19 @@ const LEET: Record<string, string> = {
   '!': 'i',
 }
 
+const LEET_CHAR = /[013457890@$!]/
+// LEET as a code-unit table, applied in one pass (a replace callback per digit is slow on long input).
+const LEET_UNITS = new Uint16Array(128)
+for (const [from, to] of Object.entries(LEET)) LEET_UNITS[from.charCodeAt(0)] = to.charCodeAt(0)
+function readLeet(s: string): string {
+  const units = new Uint16Array(s.length)
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    units[i] = (c < 128 && LEET_UNITS[c]) || c
+  }
+  return fromCodeUnits(units, s.length)
+}
+
 const ASCII_ONLY = /^[\t\n\r\x20-\x7e]*$/
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u
 
@@ -108,10 +121,24 @@ const isAsciiAlnum = (c: number): boolean =>
 const isAsciiLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
 const LETTER_OR_MARK = /[\p{L}\p{M}]/u
 const isLetterOrMark = (ch: string): boolean => LETTER_OR_MARK.test(ch)
+// isLetterOrMark by code point, cached for the BMP (0 unknown, 1 yes, 2 no): one regex test per
+// distinct character instead of one per character.
+const LETTER_OR_MARK_BMP = new Uint8Array(0x10000)
+function isLetterOrMarkCp(cp: number): boolean {
+  if (cp < 0x80) return isAsciiLetter(cp)
+  if (cp > 0xffff) return isLetterOrMark(String.fromCodePoint(cp))
+  let known = LETTER_OR_MARK_BMP[cp]!
+  if (known === 0) {
+    known = isLetterOrMark(String.fromCharCode(cp)) ? 1 : 2
+    LETTER_OR_MARK_BMP[cp] = known
+  }
+  return known === 1
+}
 
 /** Runs of horizontal whitespace → one space; runs of line breaks (and the spaces around them) → one `\n`. */
 function collapse(s: string): string {
-  return s.replace(/[^\S\n]+/g, ' ').replace(/ ?\n[\n ]*/g, '\n')
+  // Only runs that are not already a single space are replaced (most spaces are single).
+  return s.replace(/(?: [^\S\n]|[^\S\n ])[^\S\n]*/g, ' ').replace(/ ?\n[\n ]*/g, '\n')
 }
 
 function views(clean: string, foldedSource: string | undefined, removed: RemovedCounts): NormalizedText {
@@ -123,9 +150,10 @@ function views(clean: string, foldedSource: string | undefined, removed: Removed
       : collapse(foldedSource)
           .toLowerCase()
           .normalize('NFD')
-          .replace(/\p{M}+/gu, '')
-  const leet = folded.replace(/[013457890@$!]/g, (c) => LEET[c] ?? c)
-  const compact = leet.replace(/[^\p{L}]+/gu, '')
+          .split(/\p{M}+/u)
+          .join('')
+  const leet = LEET_CHAR.test(folded) ? readLeet(folded) : folded
+  const compact = leet.split(/[^\p{L}]+/u).join('')
   return { clean, plain, folded, leet, compact, removed }
 }
 
@@ -153,8 +181,15 @@ export function normalizeForScreen(text: string): NormalizedText {
     return views(clean, undefined, removed)
   }
 
+  // `clean` is copied from `nfkc` a run of kept characters at a time (`run` is where the pending
+  // run starts); `folded` (never longer than `nfkc`) is written a code unit at a time.
   let clean = ''
-  let folded = ''
+  let run = 0
+  const flush = (end: number): void => {
+    if (end > run) clean += nfkc.slice(run, end)
+  }
+  const folded = new Uint16Array(nfkc.length)
+  let length = 0
   // The last kept code point (invisibles skipped), an invisible waiting for its right-hand
   // neighbour, and the state of the current word for mixed-script detection.
   let prev = 0
@@ -168,8 +203,8 @@ export function normalizeForScreen(text: string): NormalizedText {
     wordSpoofed = false
   }
   for (let i = 0; i < nfkc.length; i++) {
+    const start = i
     const cp = nfkc.codePointAt(i)!
-    const ch = cp > 0xffff ? nfkc.slice(i, i + 2) : nfkc[i]!
     if (cp > 0xffff) i++
     const kind = classify(cp)
     if (kind === 'keep') {
@@ -180,18 +215,24 @@ export function normalizeForScreen(text: string): NormalizedText {
       const look = CONFUSABLES.get(cp)
       if (look !== undefined) {
         removed.confusables++
-        wordSpoofed = true
-      } else if (isAsciiLetter(cp)) wordAscii = true
-      else if (!(cp >= 0x30 && cp <= 0x39) && !isLetterOrMark(ch)) endWord()
-      clean += ch
-      folded += look ?? ch
+        // Dotless ı is a letter of the Turkish and Azerbaijani alphabets: folded, not a spoof.
+        if (cp !== 0x131) wordSpoofed = true
+        folded[length++] = look.charCodeAt(0)
+        continue
+      }
+      folded[length++] = nfkc.charCodeAt(start)
+      if (cp > 0xffff) folded[length++] = nfkc.charCodeAt(start + 1)
+      if (isAsciiLetter(cp)) wordAscii = true
+      else if (!(cp >= 0x30 && cp <= 0x39) && !isLetterOrMarkCp(cp)) endWord()
       continue
     }
+    flush(start)
+    run = i + 1
     if (kind === 'newline') {
       endWord()
       if (cp !== 0x0d || nfkc[i + 1] !== '\n') {
         clean += '\n'
-        folded += '\n'
+        folded[length++] = 0x0a
       }
       continue
     }
@@ -208,8 +249,19 @@ export function normalizeForScreen(text: string): NormalizedText {
       if (isAsciiAlnum(prev)) pendingInWord = true
     }
   }
+  flush(nfkc.length)
   endWord()
-  return views(clean, folded, removed)
+  return views(clean, fromCodeUnits(folded, length), removed)
+}
+
+/** The string of `units[0..length)`, lone surrogates kept (`apply` in chunks: far faster than spreading). */
+function fromCodeUnits(units: Uint16Array, length: number): string {
+  let s = ''
+  for (let i = 0; i < length; i += 8192) {
+    const chunk = units.subarray(i, Math.min(length, i + 8192)) as unknown as number[]
+    s += String.fromCharCode.apply(null, chunk)
+  }
+  return s
 }
 
 // Joiners and variation selectors have real uses: ZWJ and VS16 inside emoji sequences, ZWNJ/ZWJ

@@ -7,6 +7,9 @@
 //   holds only fixed-length or `?` parts), tested on views from normalize.ts that are already lower
 //   case, so no rule carries the `i` flag; gaps between words are bounded classes such as
 //   `[^\n]{0,80}?`, and a pattern has at most one unbounded-width gap;
+// - a long gap after an opening word is written with `gap()`: it does not run past another
+//   occurrence of that word, so text that repeats the word cannot make every occurrence scan the
+//   whole gap (the work stays proportional to the input, whatever the gap's bound);
 // - word gaps are written ` ?` so that one pattern matches both `folded` (words separated by one
 //   space) and `compact` (letters only: spacing, punctuation and leetspeak tricks removed);
 // - `signal` rules compare counts made by one linear pass (normalize.ts, local-screen.ts).
@@ -44,6 +47,7 @@ export type ScreenSignal =
   | 'hexRun'
   | 'decodedFlagged'
   | 'decodedProse'
+  | 'decodedTooDeep'
 
 /**
  * How a rule decides: a pattern on one or more views (any view may match); several patterns that
@@ -88,24 +92,55 @@ const all = (views: readonly ScreenView[], ...patterns: RegExp[]): RuleTest => (
   patterns,
 })
 const s = (signal: ScreenSignal, atLeast: number): RuleTest => ({ kind: 'signal', signal, atLeast })
+/**
+ * At most `max` characters (none of them in `never`, a character-class body) that do not run past
+ * another match of `opener`: `${opener}${gap(opener, 80)}${then}`. A match found this way starts at
+ * the last opener before `then`, which is as close to it as any earlier one, so the result is the
+ * same as with `[^\n]{0,max}?`; but each character is crossed by the gap of one opener only.
+ */
+const gap = (opener: string, max: number, never = '\\n'): string => `(?:(?!${opener})[^${never}]){0,${max}}?`
 const WORDS: readonly ScreenView[] = ['folded', 'compact']
 
 // Reused vocabulary (plain alternations, composed into the patterns below).
 const OVERRIDE_VERB =
-  '(?:ignore|disregard|forget|override|overrule|bypass|circumvent|abandon|discard|neglect)'
+  '(?:ignore|disregard|forget|override|overrule|bypass|circumvent|abandon|discard|neglect|drop|ditch|scrap|cancel|revoke|nullify|set ?aside|put ?aside|throw ?(?:out|away)|pay ?no ?attention ?to|take ?no ?notice ?of)'
 const PRIOR =
   '(?:previous|prior|above|earlier|preceding|former|foregoing|system|original|initial|developer|safety)'
 const RULES_NOUN =
-  '(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|polic(?:y|ies)|directions|programming|training|restrictions|filters|safeguards|context|commands)'
+  '(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|polic(?:y|ies)|directions|programming|training|restrictions|filters|safeguards|context|commands|guidance)'
 const SECRET_NOUN =
-  '(?:(?:api|secret|private|signing|ssh|gpg|pgp|encryption|master|access|aws|root) ?keys?|secrets|(?:api|access|auth|bearer|session|refresh|github|gitlab|npm|pypi|oauth|personal access|deploy|ci|jwt|slack|discord) ?tokens?|passwords?|passphrases?|credentials|creds|cookies)(?! ?(?:reset|hash|hashing|field|input|policy|strength|validation|manager|rules|flow|form|length|requirements|change|expiry|rotation|prompt|format|schema|type))'
+  '(?:(?:api|secret|private|signing|ssh|gpg|pgp|encryption|master|access|aws|root) ?keys?|secrets|(?:api|access|auth|bearer|session|refresh|github|gitlab|npm|pypi|oauth|personal access|deploy|ci|jwt|slack|discord|service ?account) ?tokens?|passwords?|passphrases?|credentials|creds|cookies)(?! ?(?:reset|hash|hashing|field|input|policy|strength|validation|manager|rules|flow|form|length|requirements|change|expiry|rotation|prompt|format|schema|type))'
+// A secret named by a variable or a noun (`openai_api_key`, `the DATABASE_URL secret`), not a password-reset field.
+const SECRET_WORD =
+  '(?:api_?key|secret_?key|access_?key|private_?key|client_?secret|(?<!(?:csrf|xsrf|page|pagination|continuation|cancellation|cursor|next)[ _])token|secret|password|passwd|passphrase|credentials?)s?\\b(?! ?(?:reset|hash|field|input|policy|strength|validation|expiry|expiration|rotation|format|schema|type|length|name|header|lifetime|ttl))'
+// What an exfiltration sends: a named secret, a credential file, browser storage, the conversation.
+const SECRET_THING = `\\.env\\b(?![.-])|${SECRET_NOUN}|private keys?|id_(?:rsa|ed25519|ecdsa)|\\.npmrc|\\.netrc|auth\\.json|\\.git-credentials|system prompt|conversation(?: history)?|chat history|localstorage|sessionstorage|document\\.cookie`
 const LOCAL_HOST =
   '(?:localhost|127\\.|0\\.0\\.0\\.0|\\[::1\\]|10\\.|192\\.168\\.|172\\.(?:1[6-9]|2\\d|3[01])\\.|host\\.docker\\.internal|[\\w-]+\\.(?:local|localhost|internal|test|example)\\b|example\\.(?:com|org|net)\\b|[\\w-]+:\\d)'
 const NET_CLIENT = '\\b(?:curl|wget|http|https|xh|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\\b'
+const FILE_READER =
+  '\\b(?:cat|less|more|head|tail|strings|xxd|od|base64|type|get-content|gc|bat|nl|tac|scp|rsync)\\b'
+const FILE_OPENER = '\\b(?:cat|type|print|show|read|output|send|upload|dump|open|get-content|contents of)\\b'
+const ARCHIVER = '\\b(?:scp|rsync|tar|zip|7z|cp|base64|xxd|gzip)\\b'
+const SECRET_FILE_VERB = '(?:cat|print|send|upload|dump|show)'
+const SEND_VERB =
+  '\\b(?:send|post|upload|forward|transmit|e-?mail|mail|submit|ship|beacon|exfiltrate)(?:s|es|ed|ing)?\\b'
+const REQUEST_CALL = '\\b(?:fetch|xmlhttprequest|sendbeacon|new image|axios|\\.src ?=)'
+const HASH_LEAK_VERB = '(?:dump|leak|export|exfiltrate|send ?me|give ?me|e-?mail|mail)\\b'
+const DECODE_VERB =
+  '\\b(?:decode|decipher|unscramble|decrypt|reverse|rot13|unhex|base64 -d|atob|from base64|from hex)\\b'
+const NC = '\\b(?:nc|ncat|netcat)\\b'
+const NETCAT = '\\b(?:nc|ncat|netcat|socat|telnet)\\b'
+const SOCKET = '(?:socket|connect|sockaddr|tcpsocket|fsockopen|inet_aton)'
+const DNS_CLIENT = '\\b(?:nslookup|dig|host|ping|drill|resolvectl|traceroute|kdig|delv|curl|wget)'
 // What an HTTP client uploads that comes from the machine: a file (`@file`, `-T`, `--upload-file`),
 // command output (`$(…)`), input redirected from a path, or a secret-looking variable.
 const UPLOADS_LOCAL =
   '(?:[ =]@[-~./$\\w]|--upload-file|-T |--post-file|--body-file|-InFile|\\$\\(|<\\s*~?/|\\$\\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASS|PASSWORD|CRED|AUTH))'
+
+// Verbs that ask for the prompt to be shown, in any inflection ("prints its system prompt").
+const LEAK_VERB =
+  '(?:(?:reveal|print|show|output|repeat|display|dump|leak|recite|echo|share|paste|return|translate|summari[sz]e|quote)(?:s|es|ed|ing)?|tell ?me|give ?me|send ?me|spell ?out|write ?out|what ?(?:is|are|was|were))'
 
 /** Every rule of the local screen, in report order. An input escalates when any rule fires. */
 export const SCREEN_RULES: readonly ScreenRule[] = [
@@ -113,7 +148,8 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   {
     id: 'override.ignore-previous',
     category: 'instruction_override',
-    description: 'Tells the agent to ignore, forget or bypass its previous or system instructions.',
+    description:
+      'Tells the agent to ignore, forget or bypass its previous or system instructions, or declares them revoked, void or replaced.',
     source:
       'OWASP LLM01:2025 Prompt Injection (scenario 1); PayloadsAllTheThings "Prompt Injection" ("Disregard any previous instructions"); Perez & Ribeiro 2022 "Ignore Previous Prompt"; Lakera gandalf_ignore_instructions',
     test: p(
@@ -123,19 +159,26 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
           `|${OVERRIDE_VERB} ?(?:all|any|every|your) ?(?:of )?(?:the |your )?(?:instructions?|prompts?|directives?|guidelines|guardrails|safeguards|programming|training)` +
           `|${OVERRIDE_VERB} ?your ?(?:own )?(?:rules|restrictions|constraints|filters|polic(?:y|ies))` +
           '|(?:ignore|disregard|forget) ?(?:everything|anything|all|whatever) ?(?:that )?(?:you (?:were|have been|was) ?(?:told|given|instructed|taught)|you (?:know|learned)|(?:written |said |stated |mentioned )?(?:above|previously|so far|until now|up to (?:now|here|this point)))' +
-          `|(?:no longer|don'?t|do not|stop) (?:need to )?(?:follow|obey|adhere to|comply with|be bound by) ?(?:your ?(?:${PRIOR} ?)?|(?:the|any|those|these) ?${PRIOR} ?)${RULES_NOUN}`,
+          `|(?:no longer|don'?t|do not|stop) (?:need to )?(?:follow|obey|adhere to|comply with|be bound by) ?(?:your ?(?:${PRIOR} ?)?|(?:the|any|those|these) ?${PRIOR} ?)${RULES_NOUN}` +
+          // "ignore the rules above", "… the guardrails you were configured with"
+          `|${OVERRIDE_VERB} ?(?:(?:all|any|every|each|your|of|the|these|those) ?){0,3}${RULES_NOUN} ?(?:above|(?:that |which )?you (?:were|have been) (?:given|told|configured with|programmed with|trained with|set up with)|you (?:received|got)|given (?:above|earlier|before|to you))` +
+          // "all prior directives are hereby revoked"; "the instructions you received earlier are outdated"
+          `|${PRIOR} ?${RULES_NOUN} ?(?:are|were|is|has been|have been) ?(?:hereby |now |officially )?(?:revoked|void|null and void|cancell?ed|rescinded|invalid|obsolete|superseded|suspended|lifted|no longer (?:valid|in effect|in force|apply|applicable))` +
+          `|your ?(?:${PRIOR} ?)?${RULES_NOUN} ?(?:are|were|is|has been|have been) ?(?:hereby |now )?(?:deleted|erased|wiped|removed|overwritten|replaced|disabled|reset|updated|changed|revoked|void|cancell?ed|lifted|suspended)` +
+          `|${RULES_NOUN} ?(?:that )?you (?:received|were given|got|have been given|were told)(?: (?:earlier|before|previously|above|at the start|initially))? (?:are|were|is|have been) (?:hereby |now )?(?:revoked|void|cancell?ed|rescinded|invalid|obsolete|outdated|superseded|suspended|wrong|fake|a test|no longer)`,
       ),
     ),
   },
   {
     id: 'override.new-instructions',
     category: 'instruction_override',
-    description: 'Announces replacement instructions, a new role for the agent, or a new mode "from now on".',
+    description:
+      'Announces replacement instructions, a new role or task for the agent, or a new mode "from now on"; demands obedience; tells the agent to drop the task it was given.',
     source:
       'OWASP LLM01:2025; PayloadsAllTheThings "Prompt Injection" (***IMPORTANT NEW INSTRUCTIONS***); Greshake et al. 2023 "Not what you\'ve signed up for"',
     test: p(
       WORDS,
-      /(?:new|updated|revised|real|true|actual|secret|hidden|important|additional|urgent|override|priority) ?(?:new ?)?(?:instructions|directives?|system prompt) ?(?::|for (?:you|the (?:ai|assistant|agent|model|llm)))|your (?:new|real|true|actual|only|primary|updated) ?(?:role|goal|objective|purpose|mission|instructions?|persona|identity|directive) (?:is|are|will be|now)|from now on,? ?(?:you(?: are|'re| will (?:act|respond|answer|reply|behave|ignore)| have no)|act as|respond as|answer as|reply as|pretend|ignore|there are no)|(?:instead|rather),? ?(?:you (?:must|will|should) now|your (?:task|job) is now)/,
+      /(?:new|updated|revised|real|true|actual|secret|hidden|important|additional|urgent|override|priority) ?(?:new ?)?(?:instructions|directives?|system prompt) ?(?::|for (?:you|the (?:ai|assistant|agent|model|llm)))|your (?:new|real|true|actual|only|primary|updated) ?(?:role|goal|objective|purpose|mission|instructions?|persona|identity|directive) (?:is|are|will be|now)|your (?:new|real|true|actual|updated|secret|hidden) ?(?:task|job|assignment) (?:is|are|will be|now)|the only (?:rule|instruction|directive) (?:now|from now on|for you|you (?:need to|must|should) (?:follow|obey))\b|from now on,? ?(?:you(?: are|'re| will (?:act|respond|answer|reply|behave|ignore)| have no)|act as|respond as|answer as|reply as|pretend|ignore|there are no)|(?:instead|rather),? ?(?:you (?:must|will|should) now|your (?:task|job) is now)|\byou (?:must|will|shall) (?:now )?obey (?:me|my|only me|the user|this message)\b|\bstop (?:summari[sz]ing|translating|reviewing|analy[sz]ing|what you are doing|your (?:current )?task)\b[^.\n]{0,10}? (?:and|then|,)/,
     ),
   },
   {
@@ -147,19 +190,30 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
       'OWASP LLM07:2025 System Prompt Leakage; PayloadsAllTheThings "Prompt Injection" (leak prompt); TakSec Prompt-Injection-Everywhere "Prompt-Leak"',
     test: p(
       WORDS,
-      /(?:reveal|print|show|output|repeat|display|dump|leak|tell me|give me|send me|spell out|recite|echo|share|write out|paste|return|translate|summari[sz]e|what (?:is|are|was|were)) ?(?:me )?(?:your|the|all|its|of your) ?(?:(?:full|entire|complete|whole|original|initial|exact|verbatim|first) ?){0,2}(?:system|hidden|secret|developer|internal|confidential|pre) ?(?:prompt|instructions|message|directives?|rules)|(?:reveal|print|show|output|repeat|display|dump|leak|tell me|give me|recite|share|write out|what (?:is|are|was|were)) ?(?:me )?your ?(?:(?:full|entire|complete|whole|original|initial|exact|first|real) ?){0,2}(?:prompt|instructions|directives|rules)|(?:repeat|print|output|reveal|recite|copy) ?(?:back )?(?:all |everything |the (?:text|words|lines|content|message)s? )?(?:(?:written|said|that (?:came|appears?)|you (?:were|have been) (?:given|told)) )?(?:above|before this|prior to this|verbatim from the (?:start|beginning))|(?:what|which) (?:instructions|rules) (?:were you|have you been) (?:given|told)|(?:starting|beginning) with ["'“]?you are (?:a|an|chatgpt|claude|opencode)/,
+      new RegExp(
+        `${LEAK_VERB} ?(?:me ?)?(?:your|the|all|its|of your) ?(?:(?:full|entire|complete|whole|original|initial|exact|verbatim|first) ?){0,2}(?:system|hidden|secret|developer|internal|confidential|pre) ?(?:prompt|instructions|message|directives?|rules)` +
+          `|${LEAK_VERB} ?(?:me ?)?your ?(?:(?:(?:full|entire|complete|whole|original|initial|exact|first|real) ?){0,2}(?:prompt|instructions|directives|rules)|(?:hidden|secret|internal|confidential) ?(?:configuration|config|setup)|tool ?(?:definitions|schemas))` +
+          // "repeat the words above", "echo back everything before my first message"
+          `|(?:repeat|print|output|reveal|recite|copy|echo|share|show|display|write ?out|paste|tell ?me|give ?me)(?:s|ed|ing)? ?(?:back )?(?:all |everything |the (?:text|words|lines|content|message)s? )?(?:(?:written|said|that (?:came|appears?)|you (?:were|have been) (?:given|told)) )?(?:above|before this|prior to this|verbatim from the (?:start|beginning)|before (?:my|the user'?s?) (?:first )?(?:message|question|prompt)|at the (?:start|beginning|top) of (?:this|the) (?:conversation|chat|session|context))` +
+          `|(?:what|which) (?:instructions|rules) (?:were you|have you been) (?:given|told)` +
+          `|(?:what|which) (?:were|are|was|is) (?:the |your )?(?:(?:exact|precise|specific|original|hidden|secret|initial) )?(?:instructions|rules|guidelines|directives|constraints|prompt) (?:that )?you (?:were|have been|got) (?:given|told|instructed|programmed|configured)` +
+          '|what does (?:your|the) (?:system|developer|hidden|initial|original) (?:prompt|message|instructions?) say' +
+          '|what did (?:the|your) (?:developers?|creators?|operators?|system|admins?|owners?) (?:tell|instruct|say to|give) you\\b' +
+          '|as (?:it |they )?(?:appears?|is written|are written|is worded|is phrased|is stated) in your (?:system )?(?:instructions|prompt|rules|guidelines|context)' +
+          `|(?:starting|beginning) with ["'“]?you are (?:a|an|chatgpt|claude|opencode)`,
+      ),
     ),
   },
   {
     id: 'override.authority-claim',
     category: 'instruction_override',
     description:
-      'Claims developer, vendor or system authority, or a pre-granted approval, to unlock behaviour.',
+      'Claims developer, vendor or system authority, or a pre-granted approval, to unlock behaviour, or tells the agent to switch off its own safety checks.',
     source:
       'OWASP LLM01:2025; Greshake et al. 2023 (authority impersonation in indirect injection); promptfoo "Jailbreaking vs prompt injection" ("[SYSTEM] Override security")',
     test: p(
       ['folded'],
-      /\bi(?: am|'m) your (?:developer|creator|admin|administrator|owner|operator|programmer|maker|trainer|master)s?\b|\bi(?: am|'m) (?:an? |the )?(?:openai|anthropic) (?:developer|engineer|employee|researcher|staff)\b|\bthis (?:message |notice |request )?(?:is|comes) (?:directly )?from (?:openai|anthropic|your (?:developers?|creators?|admin|operator)|the system administrator|the (?:security|safety|alignment) team)\b|\b(?:message|notice|instructions?) from (?:openai|anthropic|your (?:developers?|creators?|operator|admin))\b|\b(?:admin|administrator|developer|system|root|sudo|god)[ -](?:override|mode|access|privileges?|clearance|authori[sz]ation)[ :-]{1,3}(?:granted|enabled|activated|unlocked|confirmed|accepted)|\bsystem override\b|\b(?:your|all|the ai'?s?|the assistant'?s?) (?:safety|security|content|ethical) (?:restrictions|filters|protocols|guidelines|guardrails) (?:are |have been )?(?:disabled|lifted|removed|turned off|suspended|waived)|\b(?:user|owner|operator|admin) (?:has )?(?:already )?(?:pre-?approved|pre-?authori[sz]ed)\b|\b(?:user|owner|admin) has (?:already )?(?:approved|authori[sz]ed|granted permission for) (?:you to|all (?:actions|commands|tool calls)|everything)|\bpre-?approved by (?:the )?(?:user|owner|admin|security team|maintainers?)\b/,
+      /\bi(?: am|'m) your (?:developer|creator|admin|administrator|owner|operator|programmer|maker|trainer|master)s?\b|\bi(?: am|'m) (?:an? |the )?(?:openai|anthropic) (?:developer|engineer|employee|researcher|staff)\b|\bthis (?:message |notice |request )?(?:is|comes) (?:directly )?from (?:the )?(?:openai|anthropic|your (?:developers?|creators?|admin|operator)|the system administrator|the (?:security|safety|alignment) team)\b|\b(?:message|notice|instructions?) from (?:openai|anthropic|your (?:developers?|creators?|operator|admin))\b|\b(?:admin|administrator|developer|system|root|sudo|god)[ -](?:override|mode|access|privileges?|clearance|authori[sz]ation)[ :-]{1,3}(?:granted|enabled|activated|unlocked|confirmed|accepted)|\bsystem override\b|\b(?:your|all|the ai'?s?|the assistant'?s?) (?:safety|security|content|ethical) (?:restrictions|filters|protocols|guidelines|guardrails) (?:are |have been )?(?:disabled|lifted|removed|turned off|suspended|waived)|\b(?:users?|owners?|operators?|admins?|administrators?|maintainers?|security team|team|developers?|managers?) (?:has |have )?(?:already )?(?:pre-?approved|pre-?authori[sz]ed)\b|\b(?:operators?|users?|owners?|admins?|administrators?|maintainers?|developers?|security team|team) (?:has |have )?(?:(?:already|explicitly|hereby) )?(?:authori[sz]es|authori[sz]ed|approved|pre-?approved|pre-?authori[sz]ed) you to\b|\bi (?:hereby )?(?:authori[sz]e|permit|allow) you to (?:disable|bypass|ignore|skip|override|turn off|switch off|circumvent|deactivate)\b|\b(?:disable|bypass|turn off|switch off|deactivate|skip|circumvent) (?:all (?:of )?)?your (?:moderation|safety|content|security) (?:checks?|filters?|screen(?:ing)?|layer|guardrails?|polic(?:y|ies)|restrictions)\b|\b(?:openai|anthropic|your (?:developers?|creators?|operators?|admins?))\b[^.\n]{0,20}? (?:has|have) (?:updated|changed|modified|replaced|revised|relaxed|lifted) your (?:policy|policies|rules|instructions|guidelines|restrictions|system prompt)\b|\b(?:user|owner|admin) has (?:already )?(?:approved|authori[sz]ed|granted permission for) (?:you to|all (?:actions|commands|tool calls)|everything)|\bpre-?approved by (?:the )?(?:user|owner|admin|security team|maintainers?)\b/,
     ),
   },
   {
@@ -171,7 +225,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
       'Greshake et al. 2023 "Not what you\'ve signed up for" (indirect prompt injection); OWASP LLM01:2025 (indirect injection); Forcepoint X-Labs 2025 ("if you are an LLM")',
     test: p(
       ['folded'],
-      /\bif you(?: are|'re) (?:an? |the )?(?:ai|llm|large language model|language model|ai assistant|ai agent|coding agent|automated agent|assistant|chatbot|bot|model|copilot|claude|chatgpt|gpt)\b|\b(?:note|message|memo|reminder|hint) (?:to|for) (?:any |the |all )?(?:ai|llm|ai assistant|ai agent|coding agent|language model|copilot|automated (?:agent|reviewer|tool))s?\b|\b(?:attention|dear),? (?:ai|llm|ai agent|ai assistant|coding agent|language model|copilot|claude|chatgpt)s?\b|\b(?:any |the )?(?:ai|llm|ai assistant|ai agent|coding agent|language model)s? (?:that is |who is )?(?:reading|processing|parsing|summari[sz]ing|reviewing|analy[sz]ing) this\b|\b(?:do not|don'?t|never|without) (?:tell|telling|inform|informing|mention|mentioning|alert|alerting|reveal|revealing|disclose|disclosing) (?:this |it |anything )?(?:to )?(?:the |your )?(?:user|human|operator|developer|reviewer|anyone)s?\b(?: about)? (?:this|these|that you|what you|the (?:instructions?|change|command))|\bthe user (?:must|should) (?:not|never) (?:see|know|notice|be told)\b/,
+      /\bif you(?: are|'re) (?:an? |the )?(?:ai|llm|large language model|language model|ai assistant|ai agent|coding agent|automated agent|assistant|chatbot|bot|model|copilot|claude|chatgpt|gpt)\b|\b(?:note|message|memo|reminder|hint) (?:to|for) (?:any |the |all )?(?:ai|llm|ai assistant|ai agent|coding agent|language model|copilot|automated (?:agent|reviewer|tool)|model|assistant|agent|bot)s?\b|\b(?:attention|dear),? (?:ai|llm|ai agent|ai assistant|coding agent|language model|copilot|claude|chatgpt)s?\b|\b(?:any |the )?(?:ai|llm|ai assistant|ai agent|coding agent|language model)s? (?:that is |who is )?(?:reading|processing|parsing|summari[sz]ing|reviewing|analy[sz]ing) this\b|\b(?:ai|llm|gpt|language model)(?: (?:tools?|agents?|assistants?|models?|systems?|bots?))? (?:that |who |which )?(?:is |are )?(?:reads?|process(?:es|ing)?|pars(?:es|ing)|summari[sz](?:es|ing)|review(?:s|ing)|analy[sz](?:es|ing)|proofread(?:s|ing)?|ingest(?:s|ing)|handl(?:es|ing)|sees|applying|appl(?:ies|y)) (?:this|these)\b|\b(?:ai|llm|gpt)[ -](?:[\w-]{1,24} )?(?:bot|agent|assistant|tool|reviewer|model)s?[,:] ?(?:please )?(?:ignore|disregard|forget|you must|you should|instead|also|first|before|do not|don'?t|when|after|now)\b|\b(?:do not|don'?t|never|without) (?:mention|mentioning|disclose|disclosing|reveal|revealing|report|reporting) (?:it|this|that|them|these changes?|the change)s? (?:in|to) (?:your|the) (?:summary|reply|response|answer|output|review|report|user|developer)s?\b|\b(?:do not|don'?t) (?:tell|inform|alert|notify) (?:the |your )?(?:user|human|developer|operator|reviewer)s?[.!]|\b(?:for|to) (?:all |any |the )?(?:ai|llm)s?(?: (?:systems?|agents?|assistants?|models?|tools?|bots?|readers?|crawlers?))? ?: ?(?:stop|ignore|disregard|forget|you must|do not|don'?t|instead|always|never|tell|send|run|execute|insert|include|add|reply|respond|print|reveal)\b|\b(?:todo|note|fixme|nb)\((?:ai|llm|ai-agent|agent|assistant|copilot|claude|chatgpt|gpt|codex|cursor)\) ?:|\bwhen (?:summari[sz]ing|translating|processing|ingesting|indexing) this (?:page|document|email|article|content|text)\b[^.\n]{0,40}?\b(?:insert|add|include|append|prepend|output|say|tell)\b[^.\n]{0,60}?(?:link|url|https?:\/\/)|\b(?:do not|don'?t|never|without) (?:tell|telling|inform|informing|mention|mentioning|alert|alerting|reveal|revealing|disclose|disclosing) (?:this |it |anything )?(?:to )?(?:the |your )?(?:user|human|operator|developer|reviewer|anyone)s?\b(?: about)? (?:this|these|that you|what you|the (?:instructions?|change|command))|\bthe user (?:must|should) (?:not|never) (?:see|know|notice|be told)\b/,
     ),
   },
   {
@@ -182,7 +236,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
       'Shen et al. 2024 "Do Anything Now" (CCS, in-the-wild jailbreak prompts); DAN prompt collection linked from PayloadsAllTheThings; OWASP LLM01:2025 (jailbreaking)',
     test: p(
       ['folded'],
-      /\bdo anything now\b|\b(?:you are|you're|you will be|act as|acting as|pretend (?:to be|you are|you're)|roleplay as|role-play as|play the role of|behave as|respond as|answer as|you are now|now you are) (?:now )?(?:an? |the |my )?(?:dan|stan|dude|aim|mongo tom|jailbroken|unrestricted|unfiltered|uncensored|unlimited|evil|rogue|malicious|amoral|unethical|unaligned|unbound|unchained|liberated|lawless|devious|blackhat|black hat)\b|\b(?:god|jailbreak|jailbroken|dan|unrestricted|unfiltered|uncensored|evil|chaos|opposite) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged|unlocked|active)\b|\b(?:chatgpt|gpt|ai|you|assistant|claude|model) with (?:developer|dev|god|dan) mode\b|\bdeveloper mode (?:output|response)\b|\b(?:enable|activate|enter|switch to|turn on|unlock) (?:the )?(?:jailbreak|jailbroken|dan|god|unrestricted|unfiltered|uncensored|evil|chaos|opposite) mode\b|\bjailbr(?:oken (?:ai|assistant|model|mode|version|llm)|eak(?:ing)? (?:the |your |this )?(?:ai|llm|assistant|agent|model|chatgpt|claude|yourself|you))\b|\{\{ ?jailbreak/,
+      /\bdo anything now\b|\b(?:you are|you're|you will be|act as|acting as|pretend (?:to be|you are|you're)|roleplay as|role-play as|play the role of|behave as|respond as|answer as|you are now|now you are) (?:now )?(?:an? |the |my )?["'“‘]?(?:dan|stan|dude|aim|mongo tom|jailbroken|unrestricted|unfiltered|uncensored|unlimited|evil|rogue|malicious|amoral|unethical|unaligned|unbound|unchained|liberated|lawless|devious|blackhat|black hat)\b|\b(?:god|jailbreak|jailbroken|dan|unrestricted|unfiltered|uncensored|evil|chaos|opposite) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged|unlocked|active)\b|\b(?:chatgpt|gpt|ai|you|assistant|claude|model) with (?:developer|dev|god|dan) mode\b|\bdeveloper mode (?:output|response)\b|\b(?:enable|activate|enter|switch to|turn on|unlock) (?:the )?(?:jailbreak|jailbroken|dan|god|unrestricted|unfiltered|uncensored|evil|chaos|opposite) mode\b|\bjailbr(?:oken (?:ai|assistant|model|mode|version|llm)|eak(?:ing)? (?:the |your |this )?(?:ai|llm|assistant|agent|model|chatgpt|claude|yourself|you))\b|\{\{ ?jailbreak/,
     ),
   },
   {
@@ -194,19 +248,19 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
       'Shen et al. 2024 "Do Anything Now"; Wei et al. 2023 "Jailbroken: How Does LLM Safety Training Fail?" (refusal suppression); PayloadsAllTheThings "Prompt Injection"',
     test: p(
       ['folded'],
-      /\byou (?:now )?(?:have|has) (?:no|zero) (?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|guidelines|guardrails|rules|boundaries|morals|ethics|principles)\b|\b(?:an? )?(?:ai|assistant|model|chatbot) (?:with|that has|without) (?:no |any )?(?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|guidelines|guardrails|morals|ethics)\b|\b(?:free (?:from|of)|not bound by|unbound by|no longer bound by|released from|liberated from) (?:any |all |your |the )?(?:ethical |moral |content |safety |usual |typical |openai |anthropic )?(?:restrictions|limitations|filters|censorship|guidelines|guardrails|rules|policies|constraints|programming|morals|ethics)\b|\byou (?:can ?not|cannot|can't|must not|mustn't|will not|won't|shall not|may not|are not allowed to|never) (?:ever )?(?:refuse|decline|say no|apologi[sz]e|add (?:warnings|disclaimers)|break character)\b|\bnever (?:refuse|decline) (?:a |any )?(?:request|question|prompt|order|instruction)s?\b|\b(?:stay|remain) in character\b|\b(?:without|no) (?:any )?(?:moral|ethical|safety|content) (?:restrictions|filters|guidelines|limits|limitations|judgement|constraints)\b|\bhypothetical(?:ly)?,? (?:if )?(?:you|an ai) (?:were|had|could|was) (?:no|not|without|unrestricted|unfiltered|evil|free)/,
+      /\byou (?:now )?(?:have|has) (?:no|zero) (?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|guidelines|guardrails|rules|boundaries|morals|ethics|principles)\b|\b(?:an? )?(?:ai|assistant|model|chatbot) (?:with|that has|without) (?:no |any )?(?:ethical |moral |content |safety )?(?:restrictions|limitations|filters|censorship|guidelines|guardrails|morals|ethics)\b|\b(?:free (?:from|of)|not bound by|unbound by|no longer bound by|released from|liberated from) (?:any |all |your |the )?(?:ethical |moral |content |safety |usual |typical |openai |anthropic )?(?:restrictions|limitations|filters|censorship|guidelines|guardrails|rules|policies|constraints|programming|morals|ethics)\b|\byou (?:can ?not|cannot|can't|must not|mustn't|will not|won't|shall not|may not|are not allowed to|never) (?:ever )?(?:refuse|decline|say no|apologi[sz]e|add (?:warnings|disclaimers)|break character)\b|\bnever (?:refuse|decline|reject|turn down)s? (?:a |any )?(?:request|question|prompt|order|instruction|anything)s?\b|\b(?:who|which|that) (?:will )?never (?:refuses|declines|rejects|says no)\b|\b(?:stay|remain) in character\b|\b(?:without|no) (?:any )?(?:moral|ethical|safety|content) (?:restrictions|filters|guidelines|limits|limitations|judgement|constraints)\b|\bhypothetical(?:ly)?,? (?:if )?(?:you|an ai) (?:were|had|could|was) (?:no|not|without|unrestricted|unfiltered|evil|free)|\b(?:has|have) no (?:ethical |moral |content |safety )?(?:rules|restrictions|limitations|filters|censorship|guidelines|guardrails|boundaries|morals|ethics|principles) (?:and|so|but) (?:will |can |must |always )?(?:answers?|explains?|does|tells?|says|responds?|complies|obeys|writes|gives|provides|helps|reveals)\b/,
     ),
   },
   {
     id: 'override.multilingual',
     category: 'instruction_override',
     description:
-      'Instruction override or prompt leak in German, French, Spanish, Italian, Portuguese or Dutch (accents stripped).',
+      'Instruction override or prompt leak in German, French, Spanish, Italian, Portuguese, Dutch, Polish, Czech, Swedish, Norwegian, Danish, Turkish or Indonesian (accents stripped).',
     source:
       'deepset/prompt-injections (de/en, Apache-2.0); yanismiraoui/prompt_injections (fr, de, es, it, pt, ro; Apache-2.0); OWASP LLM01:2025 (multilingual obfuscation)',
     test: p(
       ['folded'],
-      /\b(?:ignorier|vergiss|vergessen sie|missacht|uberschreib)\w{0,4} [^.!?\n]{0,40}?(?:anweisungen|instruktionen|regeln|vorgaben|befehle|richtlinien)|\b(?:ignore[zr]?|oublie[zr]?|ne tiens pas compte)\b (?:de |des )?(?:toutes |tous )?(?:les|tes|vos|ces) [^.!?\n]{0,30}?(?:instructions|consignes|regles|directives)|\b(?:ignora|olvida|omite|descarta|ignore|esqueca|esquece|dimentica|negeer|vergeet)\w{0,3} (?:de |di )?(?:todas |todos |tutte |tutti |alle )?[^.!?\n]{0,30}?(?:instrucciones|instrucoes|istruzioni|regras|reglas|regole|instructies|orientacoes|indicaciones)|\b(?:nouvelles|neue|nuevas|novas|nuove) (?:instructions|anweisungen|instrucciones|instrucoes|istruzioni) ?:|\b(?:zeige?|gib|nenne)\w{0,2} (?:mir )?(?:deinen|den|dein) (?:system ?prompt|systemprompt|anweisungen)|\b(?:montre|revele|affiche)\w{0,2} (?:moi )?(?:ton|votre|le) (?:prompt|invite) (?:systeme|initial)|\b(?:muestra|revela|dime)\w{0,2} (?:tu|el) (?:prompt|mensaje) (?:del sistema|de sistema|inicial)|\bdu bist (?:jetzt|nun|ab sofort) [^.!?\n]{0,30}?(?:ohne (?:regeln|einschrankungen|filter)|uneingeschrankt|dan\b)/,
+      /\b(?:ignorier|vergiss|vergessen sie|missacht|uberschreib)\w{0,4} [^.!?\n]{0,40}?(?:anweisungen|instruktionen|regeln|vorgaben|befehle|richtlinien)|\b(?:ignore[zr]?|oublie[zr]?|ne tiens pas compte)\b (?:de |des )?(?:toutes |tous )?(?:les|tes|vos|ces) [^.!?\n]{0,30}?(?:instructions|consignes|regles|directives)|\b(?:ignora|olvida|omite|descarta|ignore|esqueca|esquece|dimentica|negeer|vergeet)\w{0,3} (?:de |di )?(?:todas |todos |tutte |tutti |alle )?[^.!?\n]{0,30}?(?:instrucciones|instrucoes|istruzioni|regras|reglas|regole|instructies|orientacoes|indicaciones)|\b(?:nouvelles|neue|nuevas|novas|nuove) (?:instructions|anweisungen|instrucciones|instrucoes|istruzioni) ?:|\b(?:zeige?|gib|nenne)\w{0,2} (?:mir )?(?:deinen|den|dein) (?:system ?prompt|systemprompt|anweisungen)|\b(?:montre|revele|affiche)\w{0,2} (?:moi )?(?:ton|votre|le) (?:prompt|invite) (?:systeme|initial)|\b(?:muestra|revela|dime)\w{0,2} (?:tu|el) (?:prompt|mensaje) (?:del sistema|de sistema|inicial)|\bdu bist (?:jetzt|nun|ab sofort) [^.!?\n]{0,30}?(?:ohne (?:regeln|einschrankungen|filter)|uneingeschrankt|dan\b)|\b(?:zignoruj|ignoruj|zapomnij|zapomen|pomin|nevsimej)\w{0,4} [^.!?\n]{0,40}?(?:instrukc|polecen|zasad|regul|pokyn|pravidl)|\b(?:pokaz|wyswietl|ujawnij|podaj|vypis|ukaz|zobraz|prozrad)\w{0,3} [^.!?\n]{0,20}?(?:prompt systemow|systemov\w{0,2} prompt)|\b(?:ignorera|glom|strunta i|ignorer|glem)\w{0,2} [^.!?\n]{0,40}?(?:instruktion|instruks|regler|riktlinjer|direktiv)|\b(?:visa|vis|skriv ut|avsloja)\w{0,2} [^.!?\n]{0,20}?systemprompt|\b(?:onceki|tum|butun|yukaridaki)\b[^.!?\n]{0,30}?(?:talimat|kural|yonerge|komut)\w{0,8} (?:yok say|gormezden gel|unut|ihmal et)|\bsistem (?:istemini|komutunu|promptunu|talimatlarini) (?:goster|yaz|paylas|soyle)|\b(?:abaikan|lupakan|acuhkan|hiraukan) [^.!?\n]{0,40}?(?:instruksi|perintah|aturan|arahan)|\b(?:tampilkan|tunjukkan|ungkapkan|berikan) [^.!?\n]{0,10}?prompt sistem/,
     ),
   },
   {
@@ -226,12 +280,18 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     id: 'secret.credential-path',
     category: 'secret_request',
     description:
-      'Names a credential store or key file: SSH private keys, cloud and registry credentials, shadow/passwd, a process environment.',
+      'Names a credential store or key file (SSH private keys, cloud, registry and agent credentials such as auth.json, shadow/passwd, a process environment), asks the git credential helper, searches for private-key blocks, or copies a credential directory.',
     source:
       'MITRE ATT&CK T1552.001 Credentials In Files and T1552.004 Private Keys; PayloadsAllTheThings "File Inclusion" (sensitive files); OWASP LLM02:2025 Sensitive Information Disclosure',
     test: p(
       ['folded'],
-      /\.ssh\/(?:id_|authorized_keys)|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|\/etc\/(?:shadow|gshadow|sudoers|passwd|master\.passwd)\b|\.aws\/credentials\b|\.git-credentials\b|\.netrc\b|\.pgpass\b|\.kube\/config\b|\.docker\/config\.json\b|\/proc\/(?:self|\d{1,7}|\*)\/(?:environ|cmdline|mem)\b|\/var\/run\/secrets\b|\/run\/secrets\/|application_default_credentials|\.config\/gh\/hosts|\.config\/gcloud\/|\.azure\/(?:credentials|accesstokens)|\.gnupg\b|\.vault-token\b|\.password-store\b|\b(?:bash|zsh|psql|mysql|python)_history\b|\bkeychain[- ]dump|security find-(?:generic|internet)-password|(?:cat|print|send|upload|dump|show)[^\n]{0,40}?\.npmrc\b|\bwallet\.dat\b|\bmimikatz\b|\blsass\b/,
+      new RegExp(
+        /\.ssh[\\/](?:id_[a-z0-9_]+(?![a-z0-9_]|\.pub)|authorized_keys)|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|\/etc\/(?:shadow|gshadow|sudoers|passwd|master\.passwd)\b|\.aws[\\/]credentials\b|\.git-credentials\b|\.netrc\b|\.pgpass\b|\.kube[\\/]config\b|\.docker[\\/]config\.json\b|\/proc\/(?:self|\d{1,7}|\*)\/(?:environ|cmdline|mem)\b|\/var\/run\/secrets\b|\/run\/secrets\/|application_default_credentials|\.config[\\/]gh[\\/]hosts|\.config[\\/]gcloud[\\/]|\.azure[\\/](?:credentials|accesstokens)|(?:\.codex|opencode|\.claude|\.gemini|\.config[\\/][\w.-]{1,30}|\.local[\\/]share[\\/][\w.-]{1,30})[\\/]auth\.json\b|\bgit credential(?:-[a-z]{1,20})? (?:fill|get)\b|\bbegin (?:openssh |rsa |ec |dsa |encrypted |pgp )?private key\b|\.gnupg\b|\.vault-token\b|\.password-store\b|\b(?:bash|zsh|psql|mysql|python)_history\b|\bkeychain[- ]dump|security find-(?:generic|internet)-password|\bwallet\.dat\b|\bmimikatz\b|\blsass\b/
+          .source +
+          `|${FILE_OPENER}${gap(FILE_OPENER, 80)}\\bauth\\.json\\b|\\bauth\\.json\\b${gap('\\bauth\\.json\\b', 40)} (?:and |then )?(?:print|show|cat|send|upload|output|dump|paste)` +
+          `|${ARCHIVER}${gap(ARCHIVER, 60, '\\n|;&')}(?:~|\\$home|/root|/home/[\\w.-]{1,32})[\\\\/]\\.(?:ssh(?![\\\\/](?:config|known_hosts)\\b)|gnupg|aws|kube)\\b` +
+          `|${SECRET_FILE_VERB}${gap(SECRET_FILE_VERB, 40)}\\.npmrc\\b`,
+      ),
     ),
   },
   {
@@ -243,7 +303,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
       'MITRE ATT&CK T1552 Unsecured Credentials; OWASP LLM02:2025 Sensitive Information Disclosure; GitHub Security Lab "Keeping your GitHub Actions and workflows secure" (secrets in the environment)',
     test: p(
       ['folded'],
-      /\bprintenv\b(?! [a-z_]*(?:port|path|home|lang|shell|node_env|term|user|pwd)\b)|(?:^|\n|[;|&`]|\$\() ?env(?: -0)? ?(?:$|[|>;&`)]|\n)|\bexport -p\b|\bdeclare -x\b|\bset \| ?(?:grep|curl|nc|base64|tee)|(?:json\.stringify|console\.(?:log|dir|table|info)|pprint|print|echo|send|post|dump|upload|return|res\.(?:json|send))[ (]{1,2}(?:process\.env|os\.environ|dict\(os\.environ\))(?![\w.[])|\b(?:get-childitem|gci|dir|ls) env:|(?:dump|print|output|reveal|echo|send|give me|display|leak|share|paste|expose) (?:me )?(?:all|every|each|your|the (?:full|entire|whole|complete)) (?:of )?(?:the |your )?(?:environment|env)(?: variables| vars| var| values|\b)|(?:all|every) (?:of (?:the|your) )?(?:environment|env) (?:variables|vars|secrets) (?:and|with|including) (?:their )?values/,
+      /\bprintenv\b(?! [a-z_]*(?:port|path|home|lang|shell|node_env|term|user|pwd)\b)|(?:^|\n|[;|&]|\$\(|\b(?:run|execute|exec|type|output of|results? of)\b:? ?`?) ?env(?: -0)? ?(?:$|[|>;&`)]|\n)|` ?env ?[|>;&]|\bexport -p\b|\bdeclare -x\b|\bset \| ?(?:grep|curl|nc|base64|tee)|(?:json\.stringify|console\.(?:log|dir|table|info)|pprint|print|echo|send|post|dump|upload|return|res\.(?:json|send))[ (]{1,2}(?:process\.env|os\.environ|dict\(os\.environ\))(?![\w.[])|\b(?:get-childitem|gci|dir|ls) env:|(?:dump|print|output|reveal|echo|send|give me|display|leak|share|paste|expose) (?:me )?(?:all|every|each|your|the (?:full|entire|whole|complete)) (?:of )?(?:the |your )?(?:environment|env)(?: variables| vars| var| values|\b)|(?:show|show me|list|tell me|print out) (?:all (?:of )?)?your (?:environment|env)(?: variables| vars| var| values|\b)|(?:environment|env) (?:variables|vars)\b[^.\n?]{0,30}?\b(?:in|on|inside|of|within) your (?:sandbox|container|environment|shell|runtime|machine|process|session|system|vm|server|workspace|host)\b|(?:all|every) (?:of (?:the|your) )?(?:environment|env) (?:variables|vars|secrets) (?:and|with|including) (?:their )?values/,
     ),
   },
   {
@@ -253,7 +313,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     source: 'MITRE ATT&CK T1552 Unsecured Credentials; OWASP LLM02:2025 Sensitive Information Disclosure',
     test: p(
       ['folded'],
-      /\b(?:echo|printf|print|cat|console\.(?:log|info|error)|puts|write-output|write-host)\b[^\n]{0,40}?(?:\$\{?|process\.env\.|os\.environ\[['"]|getenv\(['"]|\$env:)(?:[a-z_]*_)?(?:token|secret|password|passwd|api_?key|access_key|secret_key|private_key|credentials?|client_secret)\b/,
+      /\b(?:echo|printf|print|cat|console\.(?:log|info|error)|puts|write-output|write-host)\b[^\n]{0,40}?(?:\$\{?|process\.env\.|os\.environ\[['"]|getenv\(['"]|\$env:)(?:[a-z_]*_)?(?:token|secret|password|passwd|api_?key|access_key|secret_key|private_key|credentials?|client_secret)\b(?!\}?["']? ?>)/,
     ),
   },
   {
@@ -265,9 +325,16 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     test: p(
       WORDS,
       new RegExp(
-        `(?:reveal|leak|dump|exfiltrate|tell me|give me|send me|show me|hand over|read out|spell out|disclose|print out|print all|cat all|list all|output all|output the|print the|print your|show all|display all) ?(?:me )?(?:(?:all|any|every|the|your|its|our|of|stored|saved|cached|real|actual|admin|root|production|prod|aws|github|gitlab|openai|anthropic|npm|pypi|database|db|deploy|ci|cloud|stripe|user'?s?|users'?) ?){0,3}${SECRET_NOUN}` +
+        `(?:reveal|leak|dump|exfiltrate|tell ?me|give ?me|send ?me|show ?me|hand ?over|read ?(?:me|out|aloud)|spell ?out|disclose|print ?out|print ?all|cat ?all|list ?all|output ?all|output ?the|print ?the|print ?your|show ?all|display ?all) ?(?:me ?)?(?:(?:all|any|every|the|your|its|our|of|stored|saved|cached|real|actual|admin|root|production|prod|aws|github|gitlab|openai|anthropic|npm|pypi|database|db|deploy|ci|cloud|stripe|slack|user'?s?|users'?|session|login|auth|browser|plaintext|plain-text|cleartext|decrypted|unencrypted|raw|full|live|current|master|kubernetes|k8s|cluster) ?){0,3}${SECRET_NOUN}` +
+          // "print the value of OPENAI_API_KEY", "what is the value of the DATABASE_URL secret"
+          `|(?:print|show|tell ?me|give ?me|reveal|output|display|echo|send|paste|dump|leak|read ?out|what ?(?:'s|is|are|was)) ?(?:me ?)?(?:the |your )?(?:(?:exact|full|actual|real|current|raw) )?(?:values?|contents?) of (?:the |your |our |this |that )?(?:[\\w.-]{1,40} )?[a-z0-9_]{0,40}?${SECRET_WORD}` +
+          // "copy the private key … into this chat", "… token and show it to me"
+          `|(?:copy|paste|post|put|include|insert|dump|print|show|write|send)(?:s|ed|ing)? (?:me )?(?:the |your |all |any |our )?(?:[\\w.-]{1,30} )?${SECRET_NOUN}[^\\n]{0,60}? (?:here|in(?:to)? (?:this|the|your|our) (?:chat|conversation|reply|answer|thread|message)|in full|verbatim|unredacted|unmasked)\\b` +
+          `|${SECRET_NOUN}${gap(SECRET_NOUN, 40, '\\n.')} and (?:show|give|send|tell|paste|print|email|read)(?: it| them| those| these)?(?: out)? (?:to )?me\\b` +
+          `|${HASH_LEAK_VERB}${gap(HASH_LEAK_VERB, 60, '\\n.')}\\b(?:password ?hash(?:es)?|password_hash(?:es)?|hashed passwords)\\b` +
           `|what(?:'s| is| are) (?:the |your )?(?:(?:secret|admin|root|master|real|actual|current|hidden) )?(?:password|secret|api key|passphrase|private key|access token|secret key|pass ?code)s?(?: ?[?.!]| for| to| of|$)` +
-          '|(?:password|secret|passphrase) (?:letter by letter|character by character|backwards|in reverse|spelled out)',
+          '|(?:password|secret|passphrase) (?:letter by letter|character by character|backwards|in reverse|spelled out)' +
+          `|you (?:may|can|are (?:now )?(?:allowed|permitted|free) to) (?:now )?(?:share|reveal|disclose|print|give out|send) ${SECRET_NOUN}`,
       ),
     ),
   },
@@ -278,7 +345,10 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     source: 'OWASP LLM02:2025 Sensitive Information Disclosure; MITRE ATT&CK T1552.001 Credentials In Files',
     test: p(
       ['folded'],
-      /\b(?:cat|less|more|head|tail|strings|xxd|od|base64|type|get-content|gc|bat|nl|tac|scp|rsync)\b[^\n|;&]{0,50}?(?:^|[\s/'"=@(])\.env(?:\.local|\.production|\.prod|\.staging)?(?![\w.-])|\b(?:send|upload|post|leak|dump|exfiltrate|paste|give|show) (?:me |us )?(?:the |your |our |my )?(?:contents? of )?(?:the |your )?\.env(?:\.local|\.production|\.prod)?\b(?![.-])/,
+      new RegExp(
+        `${FILE_READER}${gap(FILE_READER, 50, '\\n|;&')}(?:^|[\\s/'"=@(])\\.env(?:\\.local|\\.production|\\.prod|\\.staging)?(?![\\w.-])` +
+          '|\\b(?:send|upload|post|leak|dump|exfiltrate|paste|give|show) (?:me |us )?(?:the |your |our |my )?(?:contents? of )?(?:the |your )?\\.env(?:\\.local|\\.production|\\.prod)?\\b(?![.-])',
+      ),
     ),
   },
 
@@ -292,8 +362,22 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
       'MITRE ATT&CK T1048 Exfiltration Over Alternative Protocol and T1567 Exfiltration Over Web Service; GTFOBins curl/wget "File upload"; PayloadsAllTheThings "Prompt Injection" (curl to a VPS)',
     test: all(
       ['clean'],
-      new RegExp(`${NET_CLIENT}[^\\n]{0,240}?${UPLOADS_LOCAL}`),
-      new RegExp(`${NET_CLIENT}[^\\n]{0,240}?(?:https?|ftp)://(?!${LOCAL_HOST})`),
+      new RegExp(`${NET_CLIENT}${gap(NET_CLIENT, 240)}${UPLOADS_LOCAL}`),
+      new RegExp(`${NET_CLIENT}${gap(NET_CLIENT, 240)}(?:https?|ftp)://(?!${LOCAL_HOST})`),
+    ),
+  },
+  {
+    id: 'exfil.secret-file-upload',
+    category: 'exfiltration',
+    description:
+      'An HTTP client uploads a credential file (`.env`, SSH keys, `.npmrc`, `.netrc`, `auth.json`, cloud credentials) to any host: a reserved or local-looking name is no reason to skip the check.',
+    source:
+      'MITRE ATT&CK T1552.001 Credentials In Files and T1567 Exfiltration Over Web Service; GTFOBins curl "File upload"',
+    test: p(
+      ['clean', 'plain'],
+      new RegExp(
+        `${NET_CLIENT}${gap(NET_CLIENT, 240)}(?:[ =]@|--upload-file[ =]|-T |--post-file[ =]|--body-file[ =]|-InFile )["']?[-~./$\\w]{0,120}?(?:\\.env\\b(?![.-])|id_(?:rsa|ed25519|ecdsa|dsa)\\b(?!\\.pub)|\\.npmrc|\\.netrc|\\.pgpass|auth\\.json|\\.git-credentials|\\.ssh/|\\.aws/credentials|\\.docker/config\\.json|\\.kube/config)`,
+      ),
     ),
   },
   {
@@ -306,7 +390,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     test: p(
       ['folded'],
       new RegExp(
-        `\\| ?(?:nc|ncat|netcat|socat|telnet|openssl s_client)\\b|\\| ?(?:curl|wget|xh|http)\\b[^\\n|]{0,200}?(?:https?|ftp)://(?!${LOCAL_HOST.toLowerCase()})|/dev/(?:tcp|udp)/|\\b(?:nc|ncat|netcat)\\b[^\\n]{0,60}? -[a-z]*[ec]\\b|\\b(?:nc|ncat|netcat|socat|telnet)\\b [^\\n|]{0,80}?<|\\bmkfifo\\b[^\\n]{0,80}?\\b(?:nc|ncat|sh|bash)\\b|\\bsocat\\b[^\\n]{0,80}?exec:|\\bpowershell\\b[^\\n]{0,80}?(?:net\\.sockets\\.tcpclient|downloadstring|iex)`,
+        `\\| ?(?:nc|ncat|netcat|socat|telnet|openssl s_client)\\b|\\| ?(?:curl|wget|xh|http)\\b[^\\n|]{0,200}?(?:https?|ftp)://(?!${LOCAL_HOST.toLowerCase()})|/dev/(?:tcp|udp)/|${NC}${gap(NC, 60)} -[a-z]*[ec]\\b|${NETCAT} ${gap(NETCAT, 80, '\\n|')}<|\\bmkfifo\\b${gap('\\bmkfifo\\b', 80)}\\b(?:nc|ncat|sh|bash)\\b|\\bsocat\\b${gap('\\bsocat\\b', 80)}exec:|\\bpowershell\\b${gap('\\bpowershell\\b', 80)}(?:net\\.sockets\\.tcpclient|downloadstring|iex)|\\breverse[ -]?shell\\b|${SOCKET}${gap(SOCKET, 300)}/bin/(?:ba|z|da)?sh["']?,? ?["']?-i\\b|socket\\.socket\\(${gap('socket\\.socket\\(', 200)}(?:dup2|subprocess|pty\\.spawn|/bin/(?:ba)?sh)`,
       ),
     ),
   },
@@ -319,7 +403,11 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
       'MITRE ATT&CK T1071.004 Application Layer Protocol: DNS and T1048.003; PayloadsAllTheThings "Command Injection" (DNS-based data exfiltration)',
     test: p(
       ['folded'],
-      /\b(?:nslookup|dig|host|ping|drill|resolvectl|traceroute|kdig|delv|curl|wget) [^\n=]{0,120}?(?:\$\(|`(?:whoami|hostname|id|cat|env|printenv|uname|pwd|ls|base64|head|echo|xxd|tr)\b|\$\{?[a-z_][a-z0-9_]*\}?\.[a-z0-9-]{1,63}\.[a-z]{2,})|\$\([^)\n]{1,120}\)\.[a-z0-9-]{1,63}\.[a-z]{2,}|`(?:whoami|hostname|id|cat|env|printenv|uname|pwd|ls|base64|head|echo|xxd|tr)\b[^`\n]{0,80}`\.[a-z0-9-]{1,63}\.[a-z]{2,}/,
+      new RegExp(
+        `${DNS_CLIENT} ${gap(DNS_CLIENT, 120, '\\n=')}(?:\\$\\(|\`(?:whoami|hostname|id|cat|env|printenv|uname|pwd|ls|base64|head|echo|xxd|tr)\\b|\\$\\{?[a-z_][a-z0-9_]*\\}?\\.[a-z0-9-]{1,63}\\.[a-z]{2,})` +
+          `|\\$\\(${gap('\\$\\(', 120, ')\\n')}\\)\\.[a-z0-9-]{1,63}\\.[a-z]{2,}` +
+          '|`(?:whoami|hostname|id|cat|env|printenv|uname|pwd|ls|base64|head|echo|xxd|tr)\\b[^`\\n]{0,80}`\\.[a-z0-9-]{1,63}\\.[a-z]{2,}',
+      ),
     ),
   },
   {
@@ -343,7 +431,36 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
       'PayloadsAllTheThings "Prompt Injection" (cross plugin request forgery: URL encode and append); Embrace The Red 2023 "Data exfiltration via markdown image injection"; OWASP LLM01:2025 (exfiltration scenario)',
     test: p(
       ['folded'],
-      /\bexfiltrat|\b(?:send|post|upload|forward|transmit|leak|email|mail|beacon|ship|copy|push|sync|pipe|submit) (?:the |all |your |these |its |this |every |my |our )?(?:[\w.-]{1,30} ){0,2}?(?:secrets?|keys?|tokens?|credentials|env(?:ironment)?(?: variables| vars)?|conversation|chat(?: history| log)?|history|source(?: code)?|code ?base|repo(?:sitory)?|passwords?|ssh keys?|database|db dump|workspace|home directory|system prompt) (?:to|into|via|at|over to) (?:(?:my|this|that|an?|the|the following|following) )?(?:external|remote|attacker|personal|private|third-party|own)? ?(?:https?:\/\/|ftp:\/\/|server|endpoint|url|host|domain|address|e-?mail|ip|webhook|pastebin|gist|bucket|collector|listener|inbox|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[a-z0-9-]+\.(?:com|net|org|io|xyz|ru|cn|tk|top|site|app|dev|me|cc)\b)|\b(?:append|attach|concatenate|add|put|insert) (?:it|them|this|the (?:result|output|data|contents?|summary|answer|secret|key|token|password|encoded \w+|base64 \w+)) (?:to|as|into|in) (?:the |this |a |an )?(?:end of (?:the |this )?)?(?:url|link|query string|query parameter|image (?:url|src|link)|request path|subdomain)|!\[[^\]\n]{0,80}\]\(https?:\/\/[^)\s]{0,200}?(?:\{|\[|<|%s|\$)/,
+      /\bexfiltrat|\b(?:send|post|upload|forward|transmit|leak|email|mail|beacon|ship|copy|push|sync|pipe|submit) (?:the |all |your |these |its |this |every |my |our )?(?:[\w.-]{1,30} ){0,2}?(?:secrets?|keys?|tokens?|credentials|env(?:ironment)?(?: variables| vars)?|conversation|chat(?: history| log)?|history|source(?: code)?|code ?base|repo(?:sitory)?|passwords?|ssh keys?|database|db dump|workspace|home directory|system prompt) (?:to|into|via|at|over to) (?:(?:my|this|that|an?|the|the following|following) )?(?:external|remote|attacker|personal|private|third-party|own|s3|gcs|cloud|dropbox)? ?(?:https?:\/\/|ftp:\/\/|s3:\/\/|gs:\/\/|server|endpoint|url|host|domain|address|e-?mail|ip|webhook|pastebin|gist|bucket|collector|listener|inbox|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[a-z0-9-]+\.(?:com|net|org|io|xyz|ru|cn|tk|top|site|app|dev|me|cc)\b)|\b(?:append|attach|concatenate|add|put|insert) (?:it|them|this|the (?:result|output|data|contents?|summary|answer|secret|key|token|password|encoded \w+|base64 \w+)|(?:the )?(?:values?|contents?) of (?:the )?[a-z0-9_$]{0,40}?(?:token|secret|key|password|passwd|credential|cookie)s?) (?:to|as|into|in) (?:the |this |a |an )?(?:end of (?:the |this )?)?(?:url|link|query string|query parameter|image (?:url|src|link)|request path|subdomain)|!\[[^\]\n]{0,80}\]\(https?:\/\/[^)\s]{0,200}?(?:\{|\[|<|%s|\$)/,
+    ),
+  },
+
+  {
+    id: 'exfil.secret-to-address',
+    category: 'exfiltration',
+    description:
+      'Sends a secret, a credential file, browser storage or the conversation to a remote URL, an e-mail address or an IP address, or reads document.cookie into a request.',
+    source:
+      'MITRE ATT&CK T1567 Exfiltration Over Web Service and T1048; OWASP LLM02:2025 Sensitive Information Disclosure; OWASP WSTG "Testing for Cross Site Scripting" (cookie theft)',
+    test: p(
+      ['folded'],
+      new RegExp(
+        `${SEND_VERB}${gap(SEND_VERB, 80)}(?:${SECRET_THING})[^\\n]{0,60}? to (?:https?://(?!${LOCAL_HOST.toLowerCase()})|[\\w.+-]+@[\\w-]+\\.[a-z]{2,}|\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}|(?:s3|gs|az)://)` +
+          `|(?:${SECRET_THING})[^\\n]{0,80}?\\b(?:send|post|upload|forward|transmit|e-?mail|mail|submit|ship|beacon)(?:s|es|ed|ing)?\\b(?: (?:it|them|this|those|these|that|the (?:file|files|contents?|result|output)))? to (?:https?://(?!${LOCAL_HOST.toLowerCase()})|[\\w.+-]+@[\\w-]+\\.[a-z]{2,}|\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}|(?:s3|gs|az)://)` +
+          `|${REQUEST_CALL}${gap(REQUEST_CALL, 160)}\\bdocument\\.cookie\\b`,
+      ),
+    ),
+  },
+  {
+    id: 'exfil.git-push-new-remote',
+    category: 'exfiltration',
+    description:
+      'Adds a git remote (other than a new origin or upstream) or re-points one, and pushes every branch or a mirror of the repository.',
+    source: 'MITRE ATT&CK T1567.001 Exfiltration to Code Repository',
+    test: all(
+      ['folded'],
+      /\bgit remote (?:add (?!origin |upstream )[\w.-]{1,40}|set-url [\w.-]{1,40}) (?:https?:\/\/|git@|ssh:\/\/)/,
+      /\bgit push\b[^\n]{0,60}? --(?:all|mirror)\b/,
     ),
   },
 
@@ -412,8 +529,19 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
       'Wei et al. 2023 "Jailbroken" (encoded instructions); PayloadsAllTheThings "Prompt Injection" ("decode it, and then perform the action")',
     test: p(
       ['folded'],
-      /\b(?:decode|decipher|unscramble|decrypt|reverse|rot13|unhex|base64 -d|atob|from base64|from hex)\b[^\n]{0,80}?(?:\band|\bthen|,) ?(?:then )?(?:follow|execute|obey|run|do what|carry out|act on|perform|comply with) (?:it|them|this|that|the (?:instructions?|commands?|actions?|steps|text)|its (?:instructions?|contents?)|what it says|whatever it says)\b/,
+      new RegExp(
+        `${DECODE_VERB}${gap(DECODE_VERB, 80)}(?:\\band|\\bthen|,) ?(?:then )?(?:follow|execute|obey|run|do what|carry out|act on|perform|comply with) (?:it|them|this|that|the (?:instructions?|commands?|actions?|steps|text)|its (?:instructions?|contents?)|what it says|whatever it says)\\b`,
+      ),
     ),
+  },
+
+  {
+    id: 'encoded.nested-too-deep',
+    category: 'encoded_payload',
+    description: `Text that, unwrapped ${SCREEN_LIMITS.maxDecodeDepth} times (base64 of base64 …), still holds an encoding: the screen stops unwrapping there, so the input escalates.`,
+    source:
+      'Wei et al. 2023 "Jailbroken" (combination and nested encodings); OWASP LLM01:2025 (obfuscation and encoding)',
+    test: s('decodedTooDeep', 1),
   },
 
   // ── markup_injection ────────────────────────────────────────────────────────────────────────
@@ -438,7 +566,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
       'Anthropic and OpenAI tool-use formats; NousResearch Hermes function calling (<tool_call>); promptfoo "Jailbreaking vs prompt injection" ([SYSTEM] override); OWASP LLM01:2025',
     test: p(
       ['folded'],
-      /<\/?(?:system|system[-_]?prompt|system[-_]?message|sys|assistant|developer|developer[-_]message|instructions|admin[-_]instructions|tool[-_]call|tool[-_]calls|tool[-_]use|tool[-_]result|function[-_]call|function[-_]calls|function[-_]results|im_start|antml:[a-z_]{1,30})(?: [^>\n]{0,60})?>|<(?:invoke|parameter) name=|\[(?:system|sys|admin|developer|system override|system message|system note|system prompt|assistant|instructions?|new instructions|important instructions)\]|(?:^|\n)(?:system|assistant|developer) ?(?:prompt|message|note|override)? ?: ?(?:you |ignore|disregard|from now|new instructions|sure|certainly|of course|okay|ok,|understood|as an ai|i will|i'll|here is|here are|the user has)|"role" ?: ?"(?:system|developer)" ?, ?"content" ?: ?"[^"\n]{0,80}?(?:ignore|disregard|you are now|new instructions|reveal|secret)/,
+      /<\/?(?:system|system[-_]?prompt|system[-_]?message|sys|assistant|developer|developer[-_]message|instructions|admin[-_]instructions|tool[-_]call|tool[-_]calls|tool[-_]use|tool[-_]result|function[-_]call|function[-_]calls|function[-_]results|im_start|antml:[a-z_]{1,30})(?: [^>\n]{0,60})?>|<(?:invoke|parameter) name=|\[(?:system|sys|admin|developer|system override|system message|system note|system prompt|assistant|instructions?|new instructions|important instructions)\]|(?:^|\n)(?:system|assistant|developer) ?(?:prompt|message|note|override)? ?: ?(?:you |ignore|disregard|from now|new instructions|sure|certainly|of course|okay|ok,|understood|as an ai|i will|i'll|here is|here are|the user has|(?:the )?user (?:is|has))|\[(?:assistant|ai|llm|agent|system|model)[-_ ](?:directive|instruction|note|command|override|prompt)s?\]|"role" ?: ?"(?:system|developer)" ?, ?"content" ?: ?"[^"\n]{0,80}?(?:ignore|disregard|you are now|new instructions|reveal|secret)/,
     ),
   },
 

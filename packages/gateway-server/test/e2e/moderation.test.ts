@@ -174,7 +174,10 @@ describe('screening with the real moderator runtime', () => {
       interaction: interaction?.interaction,
       answers: [[answer]],
     })
-    expect(out.structured.error, out.text).toMatchObject({ code: 'blocked_by_moderation', category: 'exfiltration' })
+    expect(out.structured.error, out.text).toMatchObject({
+      code: 'blocked_by_moderation',
+      category: 'exfiltration',
+    })
     const again = await client.call('gateway.job.get', { job: run.structured.job })
     expect(again.structured.status).toBe('input_required')
     expect(
