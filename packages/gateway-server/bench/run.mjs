@@ -7,13 +7,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createCredentialStore, createKeyResolver } from '@agentgate/credentials'
-import { startStack } from '@agentgate/testkit'
-import { createUpstreamClient } from '@agentgate/upstream-client'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { toNodeHandler } from '@modelcontextprotocol/node'
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
+import { createCredentialStore, createKeyResolver } from '@sallyport/credentials'
+import { startStack } from '@sallyport/testkit'
+import { createUpstreamClient } from '@sallyport/upstream-client'
 import { z } from 'zod'
 import { createGateway, createLogger, runtimeFromUpstream } from '../dist/index.js'
 
@@ -70,7 +70,7 @@ async function connect(url, key) {
   return client
 }
 
-const stateDir = await mkdtemp(join(tmpdir(), 'agentgate-bench-'))
+const stateDir = await mkdtemp(join(tmpdir(), 'sallyport-bench-'))
 const stack = await startStack()
 const resolver = createKeyResolver({ stateDir })
 try {
@@ -87,6 +87,8 @@ try {
     runtime: runtimeFromUpstream(upstream),
     workspaceRoot: stack.runtime.directory,
     logger: createLogger({ level: 'silent' }),
+    // Throughput is measured here, not the per-credential rate limit (one credential drives it).
+    limits: { ratePerSecond: 1e5, rateBurst: 1e6 },
   })
   const server = await gateway.listen({ port: 0 })
   const client = await connect(server.url, key)
@@ -107,7 +109,7 @@ try {
     if (run.structuredContent.status !== 'completed')
       throw new Error(`setup turn ended ${run.structuredContent.status}`)
   }
-  const upstreamId = (await upstream.listSessions()).find((s) => s.metadata?.agentgate)?.id
+  const upstreamId = (await upstream.listSessions()).find((s) => s.metadata?.sallyport)?.id
 
   const [viaGateway, direct] = await latencyPair(
     () =>
