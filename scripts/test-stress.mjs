@@ -29,7 +29,11 @@ const SUITES = [
 
 spawnSync('bash', ['scripts/install-system-deps.sh'], { stdio: 'inherit' })
 const build = spawnSync('turbo', ['run', 'build', '--output-logs=errors-only'], { stdio: 'inherit' })
-if (build.status !== 0) process.exit(build.status ?? 1)
+if (build.status !== 0) {
+  if (build.error)
+    console.error(`test:stress: cannot run turbo (${build.error.message}): run it as \`pnpm test:stress\``)
+  process.exit(build.status ?? 1)
+}
 
 const burn = Array.from({ length: burners }, () =>
   spawn(process.execPath, ['-e', 'const end = Date.now() + 7_200_000; while (Date.now() < end) {}'], {
