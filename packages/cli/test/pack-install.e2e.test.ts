@@ -90,6 +90,13 @@ describe('sallyport installed from the packed tarballs with plain npm', () => {
     const dir = join(app, 'stack')
     const init = installed(['init', '--dir', dir])
     expect(init.status, init.stderr).toBe(0)
+    // Free ports first: a stack on the defaults elsewhere on the machine would fail doctor's probes.
+    const [gatewayPort, nativePort, moderatorPort] = [await freePort(), await freePort(), await freePort()]
+    editConfig(dir, (c) => {
+      c.gateway.port = gatewayPort
+      c.native.port = nativePort
+      c.moderator.port = moderatorPort
+    })
     const doctor = installed(['doctor', '--dir', dir, '--json'])
     expect(doctor.status, doctor.stdout + doctor.stderr).toBe(0)
     const checks = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string }> }).checks
@@ -98,12 +105,6 @@ describe('sallyport installed from the packed tarballs with plain npm', () => {
     expect(checks.find((c) => c.name === 'runtime guard')?.status).toBe('ok')
     expect(checks.filter((c) => c.status === 'fail')).toEqual([])
 
-    const [gatewayPort, nativePort, moderatorPort] = [await freePort(), await freePort(), await freePort()]
-    editConfig(dir, (c) => {
-      c.gateway.port = gatewayPort
-      c.native.port = nativePort
-      c.moderator.port = moderatorPort
-    })
     useScriptedModel(dir, model.baseURL)
     const up = spawn(bin, ['up', '--dir', dir, '--stop-grace-ms', '3000'], {
       cwd: app,

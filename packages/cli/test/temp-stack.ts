@@ -1,4 +1,6 @@
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { freePort } from '@sallyport/testkit'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { initStack } from '../src/commands/init.ts'
 import { runCli, tempDir } from './cli-process.ts'
@@ -9,6 +11,8 @@ export interface TempStack {
   readonly root: string
   /** The stack directory, `<root>/stack`. */
   readonly dir: string
+  /** `gateway.port` of its sallyport.json: a free port, not 8787 (another stack may hold that). */
+  readonly gatewayPort: number
 }
 
 /**
@@ -26,7 +30,15 @@ export function useTempStack(options: { init?: 'cli' | 'in-process' } = {}): Tem
     const dir = join(temp.path, 'stack')
     if (options.init === 'in-process') await initStack({ dir, env: process.env })
     else expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-    current = { root: temp.path, dir }
+    // Free gateway and moderator ports (init already moves the native port off a taken 3810), so
+    // a stack running on the defaults elsewhere on the machine does not show up in these tests.
+    const file = join(dir, 'sallyport.json')
+    const config = JSON.parse(readFileSync(file, 'utf8'))
+    config.gateway.port = await freePort()
+    do config.moderator.port = await freePort()
+    while (config.moderator.port === config.gateway.port)
+    writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`)
+    current = { root: temp.path, dir, gatewayPort: config.gateway.port }
   })
   afterAll(() => remove())
   const ready = (): TempStack => {
@@ -39,6 +51,9 @@ export function useTempStack(options: { init?: 'cli' | 'in-process' } = {}): Tem
     },
     get dir() {
       return ready().dir
+    },
+    get gatewayPort() {
+      return ready().gatewayPort
     },
   }
 }

@@ -48,7 +48,7 @@ describe('doctor', () => {
     const io = collect({ ...process.env, SALLYPORT_OPENCODE_BIN: fakeBinary(), SALLYPORT_GATEWAY_HOST: '::' })
     const checks = await doctor({ dir: stack.dir, json: true }, io)
     // Free or not (another stack may hold it), the address probed is the loopback one.
-    expect(checks.find((c) => c.name === 'gateway')?.detail).toContain('::1:8787')
+    expect(checks.find((c) => c.name === 'gateway')?.detail).toContain(`::1:${stack.gatewayPort}`)
   })
 
   it('throws ERR_CLI_CHECK_FAILED counting the failures, after printing them', async () => {
