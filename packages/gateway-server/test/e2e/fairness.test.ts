@@ -141,7 +141,10 @@ describe('one credential cannot take the gateway away from another', () => {
     expect(counts.rate_limited ?? 0).toBeGreaterThan(0)
     expect(counts.upstream_unavailable ?? 0).toBe(0)
     expect(counts.network ?? 0).toBe(0)
-    expect(counts.http_400 ?? 0).toBeGreaterThan(0)
+    // Its oversized batches were refused before any call ran: 400 (batch too large) or, when the
+    // credential already had too many request bodies in flight (a loaded machine reads the 300
+    // waits' bodies slowly), 429 before the batch was read at all.
+    expect((counts.http_400 ?? 0) + (counts.http_429 ?? 0)).toBeGreaterThan(0)
     // Only the owner's five runs made sessions while the storm lasted.
     expect(sessionsAfter - sessionsBefore).toBe(5)
   }, 180_000)
