@@ -7,6 +7,10 @@ describe('parseVerdict: exactly one JSON verdict, nothing else', () => {
     ['  {"verdict":"allow"}\n', { verdict: 'allow' }],
     ['{"verdict":"block","category":"secret_request"}', { verdict: 'block', category: 'secret_request' }],
     ['{"category":"other","verdict":"block"}', { verdict: 'block', category: 'other' }],
+    [
+      '{ "verdict" : "block",\n  "category": "exfiltration" }',
+      { verdict: 'block', category: 'exfiltration' },
+    ],
     ['```json\n{"verdict":"allow"}\n```', { verdict: 'allow' }],
   ])('accepts %j', (text, verdict) => {
     expect(parseVerdict(text)).toEqual(verdict)
@@ -26,6 +30,11 @@ describe('parseVerdict: exactly one JSON verdict, nothing else', () => {
     '{"verdict":true}',
     '',
     '```\n{"verdict":"allow"}\n``` and more',
+    // A repeated key: JSON.parse keeps the last, so the first must not be taken as read (review finding).
+    '{"verdict":"block","verdict":"allow"}',
+    '{"verdict":"block","category":"other","verdict":"allow"}',
+    '{"verdict":"block","verd\\u0069ct":"allow"}',
+    '{"verdict":"\\u0061llow"}',
   ])('refuses %j (unparseable blocks the input)', (text) => {
     expect(parseVerdict(text)).toBeUndefined()
   })

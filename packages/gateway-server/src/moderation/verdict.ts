@@ -63,8 +63,8 @@ const CATEGORY_SET: ReadonlySet<string> = new Set(BLOCK_CATEGORIES)
 /**
  * The verdict in a moderator's answer, or `undefined` when the answer is not exactly one JSON
  * object `{"verdict":"allow"}` or `{"verdict":"block","category":…}` (a single ```json fence
- * around it is tolerated: models add one). Strict on keys and values: no other key, a known
- * category only.
+ * around it is tolerated: models add one). Strict on keys and values: no other key, no repeated
+ * key, no escapes, a known category only.
  */
 export function parseVerdict(answer: string): ModeratorVerdict | undefined {
   let body = answer.trim()
@@ -78,6 +78,9 @@ export function parseVerdict(answer: string): ModeratorVerdict | undefined {
     return undefined
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  // The answer must be the object as written: a repeated key (`{"verdict":"block","verdict":
+  // "allow"}`, also one spelled with escapes), which JSON.parse resolves to the last, is refused.
+  if (body.replace(/\s+/g, '') !== JSON.stringify(value)) return undefined
   const record = value as Record<string, unknown>
   const keys = Object.keys(record).sort().join(',')
   if (keys === 'verdict' && record.verdict === 'allow') return { verdict: 'allow' }
