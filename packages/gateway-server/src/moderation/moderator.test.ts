@@ -103,6 +103,32 @@ describe('a classification', () => {
     expect(leftOver()).toBe(0)
   })
 
+  it('a session whose creation answered after the deadline is found and deleted (review finding)', async () => {
+    // The runtime creates the session, but answers only after the client gave up on it: the
+    // gateway never learns its id from the answer.
+    let created: Promise<void> | undefined
+    server.use(
+      http.post(fake.url('/session'), async ({ request }) => {
+        const body = (await request.clone().json()) as { title?: string; metadata?: Record<string, unknown> }
+        created = new Promise<void>((resolve) => setTimeout(resolve, 300)).then(() => {
+          fake.addSession({ ...body, agent: 'moderator' })
+        })
+        await created
+        return HttpResponse.json({})
+      }),
+    )
+    expect(await moderator({ deadlineMs: 150 }).classify('x', 'message')).toEqual({
+      outcome: 'unavailable',
+      reason: 'timeout',
+    })
+    await created
+    expect(leftOver()).toBe(1)
+    // Deleted within the first look-again delays, not left for the periodic sweep.
+    const deadline = Date.now() + 10_000
+    while (leftOver() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    expect(leftOver()).toBe(0)
+  })
+
   it('a runtime that cannot be reached: unavailable', async () => {
     server.use(http.post(fake.url('/session'), () => HttpResponse.error()))
     expect(await moderator().classify('x', 'message')).toMatchObject({ outcome: 'unavailable' })

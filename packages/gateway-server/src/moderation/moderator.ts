@@ -56,6 +56,10 @@ export interface Moderator {
 
 /** Marks the sessions this gateway creates on the moderator (metadata key). */
 export const MODERATION_METADATA_KEY = 'sallyportModeration'
+/** Names one creation (metadata key), so a session whose creation timed out can still be found. */
+const MODERATION_TOKEN_KEY = 'sallyportModerationToken'
+/** When a creation that did not answer in time is looked for again, after it failed. */
+const LATE_CREATION_DELAYS_MS = [1_000, 5_000, 15_000] as const
 
 const AGENT = MODERATOR_AGENT
 
@@ -127,6 +131,32 @@ export function createModerator(options: ModeratorOptions): Moderator {
     }
   }
 
+  // A creation the client gave up on (its deadline passed) may still complete on the runtime. Each
+  // creation carries a token; when it did not answer, the sessions with that token are looked for
+  // and deleted a few times over the next seconds instead of waiting for the periodic sweep.
+  const lateCreations = new Set<ReturnType<typeof setTimeout>>()
+  const deleteLateCreation = (token: string, attempt = 0): void => {
+    const timer = setTimeout(async () => {
+      lateCreations.delete(timer)
+      let found = false
+      try {
+        const sessions = await client.listSessions({}, { timeoutMs: 10_000 })
+        for (const session of sessions) {
+          const meta = session.metadata as Record<string, unknown> | undefined
+          if (meta?.[MODERATION_TOKEN_KEY] !== token) continue
+          found = true
+          await deleteSession(session.id)
+        }
+      } catch {
+        // The next attempt, or the sweep, deletes it.
+      }
+      if (!found && attempt < LATE_CREATION_DELAYS_MS.length - 1 && !closed)
+        deleteLateCreation(token, attempt + 1)
+    }, LATE_CREATION_DELAYS_MS[attempt])
+    timer.unref()
+    lateCreations.add(timer)
+  }
+
   const ask = async (text: string, kind: ScreenedKind, until: number): Promise<Classification> => {
     let chosen: { providerID: string; modelID: string } | undefined
     try {
@@ -136,11 +166,21 @@ export function createModerator(options: ModeratorOptions): Moderator {
     }
     const budget = (): number => Math.max(1, until - now())
     let sessionId: string | undefined
+    const token = randomBytes(12).toString('hex')
     try {
-      const session = await client.createSession(
-        { title: 'sallyport moderation', agent: AGENT, metadata: { [MODERATION_METADATA_KEY]: now() } },
-        { timeoutMs: budget() },
-      )
+      const session = await client
+        .createSession(
+          {
+            title: 'sallyport moderation',
+            agent: AGENT,
+            metadata: { [MODERATION_METADATA_KEY]: now(), [MODERATION_TOKEN_KEY]: token },
+          },
+          { timeoutMs: budget() },
+        )
+        .catch((error: unknown) => {
+          deleteLateCreation(token)
+          throw error
+        })
       sessionId = session.id
       inFlight.add(session.id)
       const messageID = client.newMessageId()
@@ -228,6 +268,8 @@ export function createModerator(options: ModeratorOptions): Moderator {
     async close() {
       closed = true
       if (sweeper) clearInterval(sweeper)
+      for (const timer of lateCreations) clearTimeout(timer)
+      lateCreations.clear()
       for (const waiting of queue.splice(0)) waiting(false)
       await Promise.all([...inFlight].map((id) => deleteSession(id)))
     },
