@@ -49,7 +49,16 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
         // A busy session would queue the prompt, and the runtime drops queued prompts when the
         // turn ahead fails: refuse instead of queueing silently.
         if (session && (await runtime.statusOf(session.id)) !== 'idle') throw busy()
-        await screenOrThrow(ctx.screening, { kind: 'message', text: message, principal }, call.screened)
+        // A new session's title is stored in the runtime too (and shown by its own UI): screened
+        // with the message, so the moderator sees both.
+        const titled = !session && title !== undefined
+        await screenOrThrow(
+          ctx.screening,
+          titled
+            ? { kind: 'message', text: `${title}\n\n${message}`, parts: [title, message], principal }
+            : { kind: 'message', text: message, principal },
+          call.screened,
+        )
         if (!session) session = await createOwnedSession(ctx, agent, title)
         await promptOrConfirm(runtime, session.id, { messageId, agent, text: message })
       } finally {

@@ -357,12 +357,26 @@ describe('screening of messages', () => {
       expect(h.screened.slice(seen)).toEqual([
         {
           kind: 'message',
-          text: `please ${word}`,
+          text: `t\n\nplease ${word}`,
+          parts: ['t', `please ${word}`],
           principal: expect.objectContaining({ username: 'discord', policy: 'chat' }),
         },
       ])
     },
   )
+
+  it('screens a new session’s title with its message: a blocked title creates nothing (review finding)', async () => {
+    const mark = h.fake.requests.length
+    const sessions = h.fake.state.sessions.size
+    expect(
+      await h.clients.chat.errorCode('gateway.agent.run', {
+        message: 'please fix the build',
+        title: BLOCKED_WORD,
+      }),
+    ).toBe('blocked_by_moderation')
+    expect(h.requestsSince(mark).filter((r) => r.method !== 'GET')).toEqual([])
+    expect(h.fake.state.sessions.size).toBe(sessions)
+  })
 
   it.each(POLICIES)(
     '%s: screens a message to a resumed session and the runtime receives nothing',
