@@ -121,6 +121,18 @@ describe('hot reload', () => {
     })
   })
 
+  it('answers concurrent first uses of a rotated key from the reload they wait for (review finding: 7 of 8 got 401)', async () => {
+    const { store, other, resolver } = await setup({ watch: false, reloadIntervalMs: 100 })
+    const added = await store.add('alice', 'full')
+    expect((await resolver.resolve(added.key)).ok).toBe(true)
+    const rotated = await other.rotate('alice')
+    // Past the reload interval (the state a gateway is in after any quiet moment; there is no
+    // event for it), the first call starts the reload; the other seven must wait for it.
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    const results = await Promise.all(Array.from({ length: 8 }, () => resolver.resolve(rotated.key)))
+    expect(results.map((r) => r.ok)).toEqual(Array(8).fill(true))
+  })
+
   it('applies a policy change and a removal made elsewhere within 2 s', async () => {
     const { store, other, resolver } = await setup({ watch: false })
     const added = await store.add('alice', 'chat')

@@ -173,8 +173,9 @@ export function createKeyResolver(options: KeyResolverOptions): KeyResolver {
         inflight = undefined
       })
       await inflight
-    } else if (snapshot === undefined && inflight) {
-      // A concurrent first caller started the first read: wait for it rather than fail.
+    } else if (inflight) {
+      // A concurrent caller started a read (the first, or a reload after a change): wait for it,
+      // so a key rotated or added just before is not refused by the snapshot it replaces.
       await inflight
     }
     if (snapshot === undefined) {
