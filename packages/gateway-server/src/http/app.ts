@@ -31,6 +31,8 @@ export interface RequestScope {
   principal: Principal
   audit: AuditBook
   limiter: CredentialLimiter
+  /** Aborts when the client goes away before the whole answer was sent. */
+  signal: AbortSignal
 }
 
 // Scopes this boundary made. Only those are ever read back: the accessor needs no cast, and
@@ -300,7 +302,7 @@ export function createApp(options: AppOptions): GatewayApp {
       if (op.rpcMethod === 'tools/call' && !(typeof name === 'string' && allowed.has(name)))
         op.errorCode = 'unknown_tool'
     })
-    const scope: RequestScope = { principal, audit: book, limiter }
+    const scope: RequestScope = { principal, audit: book, limiter, signal }
     const request = new Request(head.url, {
       method: head.method,
       headers: head.headers,
@@ -319,7 +321,9 @@ export function createApp(options: AppOptions): GatewayApp {
     }
     const contentType = response.headers.get('content-type') ?? ''
     const finish = (text: string | undefined, complete: boolean): void => {
-      settleFromResponse(book, text, contentType, response.status, complete)
+      // A client that left first ends the stream early but cleanly: what it did not get was cut
+      // short (`aborted`), not refused.
+      settleFromResponse(book, text, contentType, response.status, complete && !signal.aborted)
       audit(book, response.status)
     }
     return withCors(observeBody(response, book, finish), origin.origin, requestId)

@@ -98,6 +98,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     (async (args: any, ctx: { mcpReq: { id: unknown; signal: AbortSignal } }) => {
       const audit = scope.audit.claim(ctx.mcpReq.id, 'tools/call')
       audit.tool = name
+      // The call ends when the client cancels it or leaves (the connection closed): a wait stops
+      // then, and the audit line says `aborted`, not the outcome nobody received.
+      const signal = AbortSignal.any([ctx.mcpReq.signal, scope.signal])
       let release: (() => void) | undefined
       let ran = false
       try {
@@ -107,7 +110,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
         const slot = def.slot?.(input)
         if (slot) release = scope.limiter.acquire(scope.principal.username, slot)
         ran = true
-        const output = await def.run(input, ctx.mcpReq.signal, {
+        const output = await def.run(input, signal, {
           screened: (record) => {
             audit.screening = record
           },
@@ -117,7 +120,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
             return kept
           },
         })
-        audit.outcome = 'ok'
+        audit.outcome = signal.aborted ? 'aborted' : 'ok'
         return {
           content: [{ type: 'text', text: JSON.stringify(output) }],
           structuredContent: output as Record<string, unknown>,
@@ -133,7 +136,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
         audit.outcome = ran ? 'error' : 'refused'
         audit.errorCode = mapped.code
         // A client that left mid-call ends its call (the audit line says `aborted`): no error.
-        const left = ctx.mcpReq.signal.aborted
+        const left = signal.aborted
+        if (left) audit.outcome = 'aborted'
         if (!left && (mapped.code === 'internal' || mapped.code === 'upstream_unavailable')) {
           // Log the class and code of the cause only: its message may hold upstream ids.
           const cause = mapped.cause as { name?: string; code?: string; status?: number } | undefined

@@ -43,6 +43,16 @@ async function post(gateway: Gateway, key: string, body: unknown): Promise<{ sta
   )
   return { status: res.status, text: await res.text() }
 }
+/** Polls until `find` returns a value (every 20 ms, at most 15 s). */
+async function pollFor<T>(find: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    const found = find()
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error('pollFor: not found within 15 s')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
 const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',
   id,
@@ -155,6 +165,34 @@ describe('the audit log', () => {
     ])
     expect(new Set(lines.map((l) => l.requestId)).size).toBe(1)
     expect(new Set(lines.map((l) => l.batch))).toEqual(new Set([7]))
+  })
+
+  it('records a wait whose client left as aborted, and the wait stops (review finding: logged ok after the full wait)', async () => {
+    const run = await h.clients.chat.ok('gateway.agent.run', { message: 'long one', waitMs: 0 })
+    const mark = h.logs.lines().length
+    const controller = new AbortController()
+    const response = await h.gateway.fetch(
+      new Request('http://gateway.test/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+          authorization: `Bearer ${h.creds.keys.chat}`,
+        },
+        body: JSON.stringify(call(7, 'gateway.job.get', { job: run.job, waitMs: 30_000 })),
+        signal: controller.signal,
+      }),
+    )
+    // The answer is on its way (headers sent, the wait running); the client leaves.
+    const t0 = performance.now()
+    controller.abort()
+    await response.text().catch(() => undefined)
+    const line = await pollFor(() => auditSince(mark).find((l) => l.tool === 'gateway.job.get'))
+    expect(view(line), JSON.stringify(line)).toMatchObject({ tool: 'gateway.job.get', outcome: 'aborted' })
+    // Logged when the wait stopped, long before its 30 s were up.
+    expect(performance.now() - t0).toBeLessThan(15_000)
+    expect(line.durationMs as number).toBeLessThan(15_000)
   })
 
   it('records a malformed resource URI as invalid input, not an internal error', async () => {
