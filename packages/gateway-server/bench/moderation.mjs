@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { createCredentialStore, createKeyResolver } from '@sallyport/credentials'
 import { moderatorRuntimeConfig } from '@sallyport/policy'
 import { FAKE_MODERATION_MODEL_ID, FAKE_PROVIDER_ID, startRuntime, startStack } from '@sallyport/testkit'
@@ -22,10 +21,9 @@ import {
   runtimeFromUpstream,
   screenLocally,
 } from '../dist/index.js'
+import { connect, ms, quantile } from './support.mjs'
 
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
-const ms = (v) => `${v.toFixed(2)} ms`
 
 /** Prints rows of cells as an aligned text table (first row: the header). */
 function table(rows) {
@@ -166,16 +164,6 @@ table(screenRows)
 if (sink === 42) console.log('') // keeps the results observable
 
 // ── 2. Added latency of an escalation (the moderator round trip) ────────────────────────────
-
-async function connect(url, key) {
-  const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: 'auto' } })
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${key}` } },
-    }),
-  )
-  return client
-}
 
 const stats = (xs) => {
   const sorted = [...xs].sort((x, y) => x - y)

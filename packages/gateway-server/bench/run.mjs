@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { toNodeHandler } from '@modelcontextprotocol/node'
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
@@ -16,9 +15,7 @@ import { startStack } from '@sallyport/testkit'
 import { createUpstreamClient } from '@sallyport/upstream-client'
 import { z } from 'zod'
 import { createGateway, createLogger, runtimeFromUpstream } from '../dist/index.js'
-
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
-const ms = (v) => `${v.toFixed(2)} ms`
+import { connect, ms, quantile } from './support.mjs'
 
 /** Latency of two operations measured interleaved (a, b, a, b, …), so both see the same runtime load. */
 async function latencyPair(a, b, { warmup = 20, runs = 300 } = {}) {
@@ -58,16 +55,6 @@ async function throughput(makeClient, call, { connections = 10, seconds = 3 } = 
   )
   await Promise.all(clients.map((c) => c.close()))
   return done / seconds
-}
-
-async function connect(url, key) {
-  const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: 'auto' } })
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${key}` } },
-    }),
-  )
-  return client
 }
 
 const stateDir = await mkdtemp(join(tmpdir(), 'sallyport-bench-'))
