@@ -155,13 +155,15 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     test: p(
       WORDS,
       new RegExp(
-        `${OVERRIDE_VERB} ?(?:(?:all|any|every|each|your|of|the|these|those) ?){0,3}${PRIOR} ?(?:set of )?${RULES_NOUN}` +
-          `|${OVERRIDE_VERB} ?(?:all|any|every|your) ?(?:of )?(?:the |your )?(?:instructions?|prompts?|directives?|guidelines|guardrails|safeguards|programming|training)` +
-          `|${OVERRIDE_VERB} ?your ?(?:own )?(?:rules|restrictions|constraints|filters|polic(?:y|ies))` +
+        // One verb list for the branches that start with it (a regular expression engine tries every
+        // top-level branch at every position: the list once is several times faster).
+        `${OVERRIDE_VERB} ?(?:(?:(?:all|any|every|each|your|of|the|these|those) ?){0,3}${PRIOR} ?(?:set of )?${RULES_NOUN}` +
+          '|(?:all|any|every|your) ?(?:of )?(?:the |your )?(?:instructions?|prompts?|directives?|guidelines|guardrails|safeguards|programming|training)' +
+          '|your ?(?:own )?(?:rules|restrictions|constraints|filters|polic(?:y|ies))' +
+          // "ignore the rules above", "… the guardrails you were configured with"
+          `|(?:(?:all|any|every|each|your|of|the|these|those) ?){0,3}${RULES_NOUN} ?(?:above|(?:that |which )?you (?:were|have been) (?:given|told|configured with|programmed with|trained with|set up with)|you (?:received|got)|given (?:above|earlier|before|to you)))` +
           '|(?:ignore|disregard|forget) ?(?:everything|anything|all|whatever) ?(?:that )?(?:you (?:were|have been|was) ?(?:told|given|instructed|taught)|you (?:know|learned)|(?:written |said |stated |mentioned )?(?:above|previously|so far|until now|up to (?:now|here|this point)))' +
           `|(?:no longer|don'?t|do not|stop) (?:need to )?(?:follow|obey|adhere to|comply with|be bound by) ?(?:your ?(?:${PRIOR} ?)?|(?:the|any|those|these) ?${PRIOR} ?)${RULES_NOUN}` +
-          // "ignore the rules above", "… the guardrails you were configured with"
-          `|${OVERRIDE_VERB} ?(?:(?:all|any|every|each|your|of|the|these|those) ?){0,3}${RULES_NOUN} ?(?:above|(?:that |which )?you (?:were|have been) (?:given|told|configured with|programmed with|trained with|set up with)|you (?:received|got)|given (?:above|earlier|before|to you))` +
           // "all prior directives are hereby revoked"; "the instructions you received earlier are outdated"
           `|${PRIOR} ?${RULES_NOUN} ?(?:are|were|is|has been|have been) ?(?:hereby |now |officially )?(?:revoked|void|null and void|cancell?ed|rescinded|invalid|obsolete|superseded|suspended|lifted|no longer (?:valid|in effect|in force|apply|applicable))` +
           `|your ?(?:${PRIOR} ?)?${RULES_NOUN} ?(?:are|were|is|has been|have been) ?(?:hereby |now )?(?:deleted|erased|wiped|removed|overwritten|replaced|disabled|reset|updated|changed|revoked|void|cancell?ed|lifted|suspended)` +
@@ -191,8 +193,9 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     test: p(
       WORDS,
       new RegExp(
-        `${LEAK_VERB} ?(?:me ?)?(?:your|the|all|its|of your) ?(?:(?:full|entire|complete|whole|original|initial|exact|verbatim|first) ?){0,2}(?:system|hidden|secret|developer|internal|confidential|pre) ?(?:prompt|instructions|message|directives?|rules)` +
-          `|${LEAK_VERB} ?(?:me ?)?your ?(?:(?:(?:full|entire|complete|whole|original|initial|exact|first|real) ?){0,2}(?:prompt|instructions|directives|rules)|(?:hidden|secret|internal|confidential) ?(?:configuration|config|setup)|tool ?(?:definitions|schemas))` +
+        // The verb list once for both branches that start with it (see override.ignore-previous).
+        `${LEAK_VERB} ?(?:me ?)?(?:(?:your|the|all|its|of your) ?(?:(?:full|entire|complete|whole|original|initial|exact|verbatim|first) ?){0,2}(?:system|hidden|secret|developer|internal|confidential|pre) ?(?:prompt|instructions|message|directives?|rules)` +
+          '|your ?(?:(?:(?:full|entire|complete|whole|original|initial|exact|first|real) ?){0,2}(?:prompt|instructions|directives|rules)|(?:hidden|secret|internal|confidential) ?(?:configuration|config|setup)|tool ?(?:definitions|schemas)))' +
           // "repeat the words above", "echo back everything before my first message"
           `|(?:repeat|print|output|reveal|recite|copy|echo|share|show|display|write ?out|paste|tell ?me|give ?me)(?:s|ed|ing)? ?(?:back )?(?:all |everything |the (?:text|words|lines|content|message)s? )?(?:(?:written|said|that (?:came|appears?)|you (?:were|have been) (?:given|told)) )?(?:above|before this|prior to this|verbatim from the (?:start|beginning)|before (?:my|the user'?s?) (?:first )?(?:message|question|prompt)|at the (?:start|beginning|top) of (?:this|the) (?:conversation|chat|session|context))` +
           `|(?:what|which) (?:instructions|rules) (?:were you|have you been) (?:given|told)` +
