@@ -1,11 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createRedactor } from '../redact.js'
 import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
 import type { JobStatus } from '../schemas.js'
-import type { OwnedSessions } from '../sessions/owned.js'
 import type { TurnMessage } from './derive-job-state.js'
 import { type JobContext, jobStatus, keepCancelled } from './job-status.js'
+import { jobContext } from './test-context.js'
 
 // Finding 1 of issue 10 as a property: a model of the runtime's timeline for one run (user
 // message stored, the start lag, busy, steps, retries, asks, completion, idle; an abort, the
@@ -368,21 +367,6 @@ function portOver(model: ModelRuntime, schedule: number[], onInterrupt: (kind: I
   return port
 }
 
-function contextOver(port: RuntimePort, model: ModelRuntime): JobContext {
-  const owned = {
-    sealSession: async () => 'v1.s',
-    sealJob: async () => 'v1.j',
-    sealInteraction: async () => 'v1.i',
-  } as unknown as OwnedSessions
-  return {
-    principal: { policy: 'full' } as JobContext['principal'],
-    runtime: port,
-    owned,
-    redactor: createRedactor(),
-    now: () => model.now,
-  }
-}
-
 const job = { messageId: JOB_ID, startedAt: 0 }
 
 type Reported = JobStatus['status'] | 'not_found'
@@ -474,7 +458,7 @@ async function runScenario(scenario: Scenario, schedule: number[]): Promise<void
     }
   }
   const port = portOver(model, schedule, onInterrupt)
-  ctx = contextOver(port, model)
+  ctx = jobContext(port, () => model.now)
   // Poll like a client: every answer checked against the truth of that moment.
   for (let i = 0; i < 30; i++) {
     const reported = await poll(ctx)

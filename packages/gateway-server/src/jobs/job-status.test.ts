@@ -1,10 +1,11 @@
 import { UpstreamError } from '@sallyport/upstream-client'
 import { describe, expect, it } from 'vitest'
-import { createRedactor } from '../redact.js'
 import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
-import type { OwnedSessions } from '../sessions/owned.js'
 import { DEAD_AFTER_MS, type TurnMessage } from './derive-job-state.js'
 import { type JobContext, jobStatus, keepCancelled, waitForJob } from './job-status.js'
+import { jobContext } from './test-context.js'
+
+const context = (port: RuntimePort, now = 1_000_000): JobContext => jobContext(port, () => now)
 
 // Issue 10, finding 1: messages and status were read at the same time, and "idle + unfinished
 // answer" from two different moments was reported as a dead run (`failed`, Interrupted) for runs
@@ -49,21 +50,6 @@ function runtime(messages: TurnMessage[][], statuses: RuntimeStatus[]) {
     waitUntil: async () => undefined,
   } as unknown as RuntimePort
   return { port, calls }
-}
-
-function context(port: RuntimePort, now = 1_000_000): JobContext {
-  const owned = {
-    sealSession: async () => 'v1.session',
-    sealJob: async () => 'v1.job',
-    sealInteraction: async () => 'v1.interaction',
-  } as unknown as OwnedSessions
-  return {
-    principal: { policy: 'full' } as JobContext['principal'],
-    runtime: port,
-    owned,
-    redactor: createRedactor(),
-    now: () => now,
-  }
 }
 
 const job = { messageId: 'msg_user', startedAt: 0 }

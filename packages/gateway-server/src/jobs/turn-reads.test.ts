@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { createRedactor } from '../redact.js'
 import type { RuntimePort, RuntimeSession, RuntimeStatus, RuntimeWake } from '../runtime/port.js'
-import type { OwnedSessions } from '../sessions/owned.js'
 import type { TurnMessage } from './derive-job-state.js'
 import { type JobContext, waitForJob } from './job-status.js'
+import { jobContext } from './test-context.js'
 import { readTurn } from './turn-reads.js'
+
+const context = (port: RuntimePort): JobContext => jobContext(port, () => 10)
 
 // Issue 10, finding 4: 300 clients waiting on one job each re-read messages, status, permissions
 // and questions on every event, and the runtime could not keep up. Waiters of one session now
@@ -116,20 +117,6 @@ function countingRuntime(options: { countsEvents: boolean }) {
       status = 'idle'
     },
     waiting: () => listeners.size,
-  }
-}
-
-function context(port: RuntimePort): JobContext {
-  const owned = {
-    sealSession: async () => 'v1.s',
-    sealJob: async () => 'v1.j',
-  } as unknown as OwnedSessions
-  return {
-    principal: { policy: 'full' } as JobContext['principal'],
-    runtime: port,
-    owned,
-    redactor: createRedactor(),
-    now: () => 10,
   }
 }
 
