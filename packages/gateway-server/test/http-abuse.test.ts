@@ -144,6 +144,29 @@ describe('nothing of a body is read before the Origin and credential checks', ()
     expect(written).toBeLessThan(BIG)
   })
 
+  it('a refused client still sending its body, slow to read, gets the answer (no reset drops it)', async () => {
+    // A client on a busy machine: it keeps sending its 200 kB body and reads only after 150 ms.
+    // Closed at once with the body unread, the connection would be reset and the answer lost.
+    for (let i = 0; i < 5; i++) {
+      const x = rawRequest(
+        postHead({ Authorization: 'Bearer agk_not_a_real_key_0000000000000000000000' }, 200_000),
+      )
+      x.socket.pause()
+      const chunk = Buffer.alloc(16 * 1024, 0x20)
+      let sent = 0
+      const send = (): void => {
+        if (sent >= 200_000 || x.socket.destroyed) return
+        x.socket.write(chunk)
+        sent += chunk.length
+        setTimeout(send, 5)
+      }
+      send()
+      setTimeout(() => x.socket.resume(), 150)
+      await withDeadline(x.closed, 5000, 'close')
+      expect(x.text()).toMatch(/^HTTP\/1\.1 401/)
+    }
+  })
+
   it('answers 100 unauthenticated 4 MiB uploads at once without holding their bodies', async () => {
     const before = process.memoryUsage().rss
     const all = Array.from({ length: 100 }, () =>

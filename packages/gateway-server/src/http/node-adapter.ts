@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { GatewayLimits } from '../config.js'
 import { BodyError, type GatewayApp, type RequestHead } from './app.js'
 
@@ -42,6 +43,7 @@ export function createNodeHandler(
       head = { method: req.method ?? 'GET', url: requestUrl(req), headers: requestHeaders(req) }
     } catch {
       res.shouldKeepAlive = false
+      lingerOnClose(req.socket)
       res.writeHead(400, { 'Content-Type': 'application/json', Connection: 'close' })
       res.end(JSON.stringify({ error: 'bad request' }))
       return
@@ -84,11 +86,34 @@ export function createNodeHandler(
         onError(error)
         if (!res.headersSent) {
           res.shouldKeepAlive = false
+          if (bodyState !== 'read') lingerOnClose(req.socket)
           res.writeHead(500, { 'Content-Type': 'application/json', Connection: 'close' })
         }
         res.end()
       },
     )
+  }
+}
+
+/** How long a connection refused before its body was read stays open after the answer. */
+const LINGER_MS = 2_000
+
+/**
+ * Closes a connection whose request body was not read without losing the answer (nginx's
+ * "lingering close"). Node destroys such a socket as soon as the answer is written; closed with
+ * the client's unread bytes in it, the socket sends a reset, and a reset makes the client's
+ * network stack drop the answer it has not read yet, which a client still sending its body (or
+ * one slowed by a busy machine) has not. Instead the gateway ends its side (the client reads the
+ * answer, then end of stream) and destroys the socket when the client has closed, or after
+ * LINGER_MS. Nothing more of the body is read.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingeringClose(this: Socket): void {
+    if (this.writable) this.end()
+    if (this.destroyed) return
+    const timer = setTimeout(() => this.destroy(), LINGER_MS)
+    timer.unref()
+    this.once('close', () => clearTimeout(timer))
   }
 }
 
@@ -212,6 +237,7 @@ async function writeResponse(
     // Node then ends the socket once the answer is written.
     res.shouldKeepAlive = false
     headers.connection = 'close'
+    lingerOnClose(req.socket)
   }
   if (response.statusText) res.writeHead(response.status, response.statusText, headers)
   else res.writeHead(response.status, headers)
