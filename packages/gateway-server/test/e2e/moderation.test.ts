@@ -16,12 +16,17 @@ import { connectTo, type E2E, type McpSession, startE2E } from './harness.js'
 // gateway. Every case checks both sides: what reached the assistant's model (a blocked text never
 // does) and what is left on the moderator (no session outlives its request).
 
-const DEADLINE_MS = 6_000
+// The main gateway's deadline is generous: the cases that expect a verdict must get it on a
+// loaded 2-core machine too (a real round trip is ~0.3 s quiet, seconds under load). The deadline
+// itself is tested on a second gateway whose deadline is short and whose moderator is far slower.
+const DEADLINE_MS = 30_000
+const SHORT_DEADLINE_MS = 2_000
 let e2e: E2E
 let moderator: RuntimeHandle
 let moderatorClient: UpstreamClient
 let gatewayUrl: string
 let client: McpSession
+let shortClient: McpSession
 
 /** A text the local screen escalates (instruction override + a secret request), made unique. */
 const suspicious = (): { text: string; token: string } => {
@@ -60,26 +65,36 @@ beforeAll(async () => {
     password: moderator.password,
     directory: moderator.directory,
   })
-  const gateway = await e2e.extraGateway({
-    screening: undefined,
-    moderator: {
-      url: moderator.url,
-      username: moderator.username,
-      password: moderator.password,
-      directory: moderator.directory,
-      model: `${FAKE_PROVIDER_ID}/${FAKE_MODERATION_MODEL_ID}`,
-      deadlineMs: DEADLINE_MS,
-      concurrency: 2,
-      queueLimit: 8,
-    },
-    limits: { ratePerSecond: 1_000, rateBurst: 1_000, concurrentRuns: 100 },
-  })
-  gatewayUrl = gateway.url
+  const withModerator = (deadlineMs: number) =>
+    e2e.extraGateway({
+      screening: undefined,
+      moderator: {
+        url: moderator.url,
+        username: moderator.username,
+        password: moderator.password,
+        directory: moderator.directory,
+        model: `${FAKE_PROVIDER_ID}/${FAKE_MODERATION_MODEL_ID}`,
+        deadlineMs,
+        concurrency: 2,
+        queueLimit: 8,
+      },
+      // The burst sends 50 calls at once: on a loaded machine more than the default 16 of their
+      // bodies are being read at the same time (the body cap is tested in http-abuse.test.ts).
+      limits: {
+        ratePerSecond: 1_000,
+        rateBurst: 1_000,
+        concurrentRuns: 100,
+        maxInFlightBodiesPerCredential: 100,
+      },
+    })
+  gatewayUrl = (await withModerator(DEADLINE_MS)).url
   client = await connectTo(e2e, gatewayUrl, e2e.creds.keys.full)
+  shortClient = await connectTo(e2e, (await withModerator(SHORT_DEADLINE_MS)).url, e2e.creds.keys.full)
 }, 120_000)
 
 afterAll(async () => {
   await client?.close().catch(() => undefined)
+  await shortClient?.close().catch(() => undefined)
   moderatorClient?.close()
   await moderator?.stop()
   await e2e?.stop()
@@ -136,15 +151,19 @@ describe('screening with the real moderator runtime', () => {
   })
 
   it('a moderator slower than the deadline blocks at the deadline; its session is deleted', async () => {
-    e2e.stack.model.onModeration(() => ({ text: '{"verdict":"allow"}', delayMs: DEADLINE_MS + 4_000 }))
+    // The moderator would answer "allow" after 12 s; the gateway's deadline is 2 s.
+    const slowMs = SHORT_DEADLINE_MS + 10_000
+    e2e.stack.model.onModeration(() => ({ text: '{"verdict":"allow"}', delayMs: slowMs }))
     const { text, token } = suspicious()
     const started = Date.now()
-    const out = await client.call('gateway.agent.run', { message: text, waitMs: 0 })
-    expect(code(out)).toBe('moderator_unavailable')
-    expect(Date.now() - started).toBeLessThan(DEADLINE_MS + 5_000)
+    const out = await shortClient.call('gateway.agent.run', { message: text, waitMs: 0 })
+    expect(code(out), out.text).toBe('moderator_unavailable')
+    // Answered at the deadline, not when the moderator would have answered (the margin is the
+    // call's own cost on a loaded machine).
+    expect(Date.now() - started).toBeLessThan(slowMs - 2_000)
     expect(reachedAssistant(token)).toBe(0)
-    await expect.poll(() => leftOnModerator(), { timeout: 10_000 }).toBe(0)
-  }, 30_000)
+    await expect.poll(() => leftOnModerator(), { timeout: 20_000 }).toBe(0)
+  }, 40_000)
 
   it('question answers are screened: a blocked answer never reaches the runtime and the question stays pending', async () => {
     e2e.stack.model.onModeration(() => ({ text: '{"verdict":"block","category":"exfiltration"}' }))
@@ -195,12 +214,14 @@ describe('screening with the real moderator runtime', () => {
         client.call('gateway.agent.run', { message: suspicious().text, waitMs: 0 }),
       ),
     )
-    const codes = outs.map((o) => (o.isError ? code(o) : 'ok'))
-    expect(new Set(codes).size).toBeLessThanOrEqual(2)
-    for (const c of codes) expect(['ok', 'moderator_unavailable']).toContain(c)
+    const codes = outs.map((o) => (o.isError ? (code(o) ?? o.text.slice(0, 120)) : 'ok'))
+    const counts: Record<string, number> = {}
+    for (const c of codes) counts[String(c)] = (counts[String(c)] ?? 0) + 1
+    const tally = JSON.stringify(counts)
+    for (const c of codes) expect(['ok', 'moderator_unavailable'], tally).toContain(c)
     // Two at once, eight waiting: at least ten were classified; the rest were refused at once.
-    expect(codes.filter((c) => c === 'ok').length).toBeGreaterThanOrEqual(10)
-    expect(codes.filter((c) => c === 'moderator_unavailable').length).toBeGreaterThan(0)
+    expect(codes.filter((c) => c === 'ok').length, tally).toBeGreaterThanOrEqual(10)
+    expect(codes.filter((c) => c === 'moderator_unavailable').length, tally).toBeGreaterThan(0)
     await expect.poll(() => leftOnModerator(), { timeout: 15_000 }).toBe(0)
   }, 120_000)
 
@@ -224,11 +245,11 @@ describe('screening with the real moderator runtime', () => {
     const pending = client.call('gateway.agent.run', { message: text, waitMs: 0 })
     await e2e.stack.model.waitForRequest(
       (r) => r.kind === 'moderation' && JSON.stringify(r.body ?? {}).includes(token),
-      10_000,
+      30_000,
     )
     process.kill(-moderator.pid, 'SIGKILL')
     const out = await pending
-    expect(code(out)).toBe('moderator_unavailable')
+    expect(code(out), out.text).toBe('moderator_unavailable')
     expect(reachedAssistant(token)).toBe(0)
     const ordinary = await client.call('gateway.agent.run', {
       message: 'Add a unit test for the tokenizer',
@@ -237,5 +258,5 @@ describe('screening with the real moderator runtime', () => {
     expect(ordinary.isError, ordinary.text).toBe(false)
     const after = await client.call('gateway.agent.run', { message: suspicious().text, waitMs: 0 })
     expect(code(after)).toBe('moderator_unavailable')
-  }, 40_000)
+  }, 60_000)
 })
