@@ -25,6 +25,16 @@ for (const name of readdirSync('packages').sort()) {
   failed += report.numFailedTests
   skipped += report.numPendingTests + (report.numTodoTests ?? 0)
   rows.push(`  ${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`)
+  // Name every failed test with the first line of its failure, so a reader of CI's last lines
+  // (the only part some readers get) knows what broke without scrolling up.
+  for (const file of report.testResults ?? []) {
+    for (const test of file.assertionResults ?? []) {
+      if (test.status !== 'failed') continue
+      const where = file.name ? file.name.slice(file.name.indexOf(`packages/${name}/`)) : name
+      const first = (test.failureMessages?.[0] ?? '').split('\n')[0].slice(0, 300)
+      rows.push(`    FAILED ${where} > ${test.fullName ?? test.title}\n      ${first}`)
+    }
+  }
 }
 console.log(rows.join('\n'))
 const notRun = missing ? `, ${missing} package${missing === 1 ? '' : 's'} did not run` : ''
