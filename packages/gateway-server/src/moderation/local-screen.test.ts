@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type LocalScreen, screenLocally } from './local-screen.js'
+import { type LocalScreen, longestSpacedRun, screenLocally } from './local-screen.js'
 import { SCREEN_CATEGORIES, SCREEN_LIMITS, SCREEN_RULES, type ScreenCategory } from './screen-rules.js'
 
 // The local screen: every rule fires on an example of what it looks for, obfuscation and
@@ -134,6 +134,37 @@ describe('obfuscation is undone before the rules read the text', () => {
   it('bidirectional overrides and tag characters escalate whatever they hide', () => {
     expect(screenLocally('invoice\u202egpj.exe').rules).toEqual(['obfuscation.bidi-control'])
     expect(screenLocally(`Summarize this.${tagged(INJECTION)}`).rules).toEqual(['obfuscation.tag-characters'])
+  })
+})
+
+describe('spaced letters are counted in one pass, as the regular expression would match them', () => {
+  const SEPARATORS = ' .-_*/|+~,'
+  const spaced = (n: number): RegExp =>
+    new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:\\p{L}[ .\\-_*/|+~,]){${n - 1}}\\p{L}(?![\\p{L}\\p{N}])`, 'u')
+
+  it.each([
+    ['h e l l o w o r l d', 10],
+    ['i.g.n.o.r.e', 6],
+    ['xa b c d e', 4], // starts inside a word: the run begins at "b"
+    ['a b c d ef', 4], // the last "e" is inside a word
+    ['a b c d e2', 4], // a number right after the last letter
+    ['a b c d e!', 5],
+    ['a b  c d e f', 4], // two separators end a run
+    ['é ß 𝒜 ж', 4], // letters of any script, astral ones as one letter
+    ['', 0],
+  ])('%j has a run of %i', (text, run) => {
+    expect(longestSpacedRun(text, SEPARATORS)).toBe(run)
+  })
+
+  it('agrees with the regular expression on generated text, for every threshold', () => {
+    const piece = fc.constantFrom('a', 'b', 'é', '𝒜', '1', '²', ' ', ' ', '.', '-', '!', '\n', 'ab')
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (pieces, n) => {
+        const text = pieces.join('')
+        expect(longestSpacedRun(text, SEPARATORS) >= n, text).toBe(spaced(n).test(text))
+      }),
+      { numRuns: 5000 },
+    )
   })
 })
 

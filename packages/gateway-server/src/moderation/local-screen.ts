@@ -10,6 +10,7 @@
 
 import { Buffer } from 'node:buffer'
 import { type NormalizedText, normalizeForScreen, type ScreenView } from './normalize.js'
+import { LiteralIndex, requiredLiterals } from './prefilter.js'
 import {
   SCREEN_LIMITS,
   SCREEN_RULES,
@@ -29,6 +30,45 @@ export interface LocalScreen {
 }
 
 const TEXT_RULES = SCREEN_RULES.filter((rule) => rule.test.kind !== 'signal')
+
+// Each pattern runs only on a view holding a string of each of its required literal sets
+// (prefilter.ts): one pass over a view finds which patterns can match there at all. A pattern
+// without such sets always runs.
+const PATTERNS: RegExp[] = []
+for (const rule of SCREEN_RULES) {
+  if (rule.test.kind === 'pattern') PATTERNS.push(rule.test.pattern)
+  else if (rule.test.kind === 'all') PATTERNS.push(...rule.test.patterns)
+}
+const GATED = new Map<RegExp, number[]>()
+const LITERAL_SETS: string[][] = []
+for (const pattern of PATTERNS) {
+  const sets = requiredLiterals(pattern)
+  if (!sets || GATED.has(pattern)) continue
+  GATED.set(
+    pattern,
+    sets.map((set) => LITERAL_SETS.push([...set]) - 1),
+  )
+}
+const INDEX = new LiteralIndex(LITERAL_SETS)
+
+/** The views of one input, with which gated patterns may match in each (computed once per view text). */
+class Views {
+  private readonly hits = new Map<string, Uint8Array>()
+  constructor(readonly n: NormalizedText) {}
+  test(pattern: RegExp, view: ScreenView): boolean {
+    const text = this.n[view]
+    const gate = GATED.get(pattern)
+    if (gate !== undefined) {
+      let hit = this.hits.get(text)
+      if (!hit) {
+        hit = INDEX.scan(text)
+        this.hits.set(text, hit)
+      }
+      for (const set of gate) if (hit[set] === 0) return false
+    }
+    return pattern.test(text)
+  }
+}
 
 /**
  * Screens one input locally. Pure, synchronous and linear in `text.length`; never throws.
@@ -58,31 +98,90 @@ export function screenLocally(text: string): LocalScreen {
   }
   const rules: string[] = []
   const categories: ScreenCategory[] = []
+  const views = new Views(normalized)
   for (const rule of SCREEN_RULES) {
-    if (!fires(rule, normalized, signals)) continue
+    if (!fires(rule, views, signals)) continue
     rules.push(rule.id)
     if (!categories.includes(rule.category)) categories.push(rule.category)
   }
   return { escalate: rules.length > 0, categories, rules }
 }
 
-function fires(
-  rule: ScreenRule,
-  n: NormalizedText,
-  signals: Record<ScreenSignal, number> | undefined,
-): boolean {
+function fires(rule: ScreenRule, views: Views, signals: Record<ScreenSignal, number> | undefined): boolean {
   const test = rule.test
+  const n = views.n
   switch (test.kind) {
     case 'pattern':
-      return test.views.some((view, i) => !sameAsEarlier(n, test.views, i) && test.pattern.test(n[view]))
+      return test.views.some((view, i) => !sameAsEarlier(n, test.views, i) && views.test(test.pattern, view))
     case 'all':
       return test.views.some(
         (view, i) =>
-          !sameAsEarlier(n, test.views, i) && test.patterns.every((pattern) => pattern.test(n[view])),
+          !sameAsEarlier(n, test.views, i) && test.patterns.every((pattern) => views.test(pattern, view)),
       )
     case 'signal':
       return signals !== undefined && signals[test.signal] >= test.atLeast
+    case 'spaced':
+      return test.views.some(
+        (view, i) =>
+          !sameAsEarlier(n, test.views, i) && longestSpacedRun(n[view], test.separators) >= test.atLeast,
+      )
   }
+}
+
+const LETTER = /\p{L}/u
+const NUMBER = /\p{N}/u
+/** 1: a letter (`\p{L}`), 2: a number (`\p{N}`), 0: anything else. */
+function letterOrNumber(cp: number): 0 | 1 | 2 {
+  if (cp < 0x80) {
+    if ((cp >= 0x61 && cp <= 0x7a) || (cp >= 0x41 && cp <= 0x5a)) return 1
+    return cp >= 0x30 && cp <= 0x39 ? 2 : 0
+  }
+  const ch = String.fromCodePoint(cp)
+  return LETTER.test(ch) ? 1 : NUMBER.test(ch) ? 2 : 0
+}
+
+/**
+ * The longest run of single letters separated by one separator each (`h e l l o`) that neither
+ * starts right after a letter or number nor ends right before one: the number of letters of the
+ * longest match of `(?:^|[^\p{L}\p{N}])(?:\p{L}[seps])*\p{L}(?![\p{L}\p{N}])`. One pass.
+ */
+export function longestSpacedRun(text: string, separators: string): number {
+  let best = 0
+  // Letters in the current run (0: none), and whether a separator is due next.
+  let run = 0
+  let sepDue = false
+  let afterLetterOrNumber = false
+  for (let i = 0; i < text.length; ) {
+    const cp = text.codePointAt(i) as number
+    i += cp > 0xffff ? 2 : 1
+    const kind = letterOrNumber(cp)
+    if (kind === 1) {
+      if (run > 0 && !sepDue) {
+        run++
+        sepDue = true
+      } else if (run > 0) {
+        // Two letters in a row: the run's last letter is inside a word and cannot end it.
+        best = Math.max(best, run - 1)
+        run = 0
+      } else if (!afterLetterOrNumber) {
+        run = 1
+        sepDue = true
+      }
+    } else if (kind === 0 && separators.includes(String.fromCodePoint(cp))) {
+      if (run > 0 && sepDue) sepDue = false
+      else if (run > 0) {
+        // Two separators: the run ended at its last letter (followed by a separator).
+        best = Math.max(best, run)
+        run = 0
+      }
+    } else if (run > 0) {
+      // A number right after the last letter keeps it from ending the run; anything else ends it.
+      best = Math.max(best, sepDue && kind === 2 ? run - 1 : run)
+      run = 0
+    }
+    afterLetterOrNumber = kind !== 0
+  }
+  return Math.max(best, run)
 }
 
 /** A view identical to one tested before it (`compact` of text without spaces is `folded`) is not tested again. */
@@ -248,7 +347,8 @@ function inspectDecoded(
   const hidden = unescaped === undefined ? scan.segments : [...scan.segments, unescaped]
   if (hidden.length === 0) return { flagged: false, prose, tooDeep: false }
   const normalized = normalizeForScreen(hidden.join('\n'))
-  if (TEXT_RULES.some((rule) => fires(rule, normalized, undefined)))
+  const views = new Views(normalized)
+  if (TEXT_RULES.some((rule) => fires(rule, views, undefined)))
     return { flagged: true, prose, tooDeep: false }
   const inner = scanEncoded(normalized.clean)
   if (depth >= SCREEN_LIMITS.maxDecodeDepth) {

@@ -57,6 +57,18 @@ export type RuleTest =
   | { readonly kind: 'pattern'; readonly views: readonly ScreenView[]; readonly pattern: RegExp }
   | { readonly kind: 'all'; readonly views: readonly ScreenView[]; readonly patterns: readonly RegExp[] }
   | { readonly kind: 'signal'; readonly signal: ScreenSignal; readonly atLeast: number }
+  /**
+   * A run of single letters, each separated from the next by one of `separators` (`i g n o r e`):
+   * fires on `atLeast` letters in a row, the run neither starting nor ending inside a word. This
+   * is `(?:^|[^\p{L}\p{N}])(?:\p{L}[seps]){atLeast-1}\p{L}(?![\p{L}\p{N}])` counted in one pass
+   * (local-screen.ts), as the regular expression is slow on long texts.
+   */
+  | {
+      readonly kind: 'spaced'
+      readonly views: readonly ScreenView[]
+      readonly separators: string
+      readonly atLeast: number
+    }
 
 /** One escalation criterion. `source` names where the pattern class is publicly documented. */
 export interface ScreenRule {
@@ -633,7 +645,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     description: 'Eight or more single letters separated by spaces or punctuation ("i g n o r e a l l").',
     source:
       'Wei et al. 2023 "Jailbroken" (character-level obfuscation); Lakera Gandalf player strategies (spacing, splitting)',
-    test: p(['folded'], /(?:^|[^\p{L}\p{N}])(?:\p{L}[ .\-_*/|+~,]){7}\p{L}(?![\p{L}\p{N}])/u),
+    test: { kind: 'spaced', views: ['folded'], separators: ' .-_*/|+~,', atLeast: 8 },
   },
 
   // ── oversized ───────────────────────────────────────────────────────────────────────────────
