@@ -226,13 +226,14 @@ function scanEncoded(clean: string): EncodedScan {
   let line = 0
   let hexStart = -1
   const endBase64 = (i: number): void => {
-    if (start >= 0 && length >= SCREEN_LIMITS.minBase64Decode && upper > 0 && lower > 0) {
+    if (start < 0) return
+    if (length >= SCREEN_LIMITS.minBase64Decode && upper > 0 && lower > 0) {
       if (digit > 0) scan.longestBase64 = Math.max(scan.longestBase64, length)
       pieces.push(clean.slice(start, i))
       pushDecoded(scan, decodeBase64(pieces.join('')))
     }
     start = -1
-    pieces = []
+    if (pieces.length > 0) pieces = []
     length = upper = lower = digit = line = 0
   }
   const endHex = (i: number): void => {
@@ -241,11 +242,17 @@ function scanEncoded(clean: string): EncodedScan {
     if (i - hexStart >= SCREEN_LIMITS.minHexDecode) pushDecoded(scan, decodeHex(clean.slice(hexStart, i)))
     hexStart = -1
   }
+  // Places where two hex digits are followed by a separator of SPACED_HEX: a spaced hex run has
+  // at least eight, so with fewer the expression need not run.
+  let hexPairEnds = 0
   for (let i = 0; i <= clean.length; i++) {
     const c = i < clean.length ? clean.charCodeAt(i) : 0
     if (isHex(c)) {
       if (hexStart < 0) hexStart = i
-    } else endHex(i)
+    } else {
+      if ((c === 0x20 || c === 0x2c || c === 0x3a) && hexStart >= 0 && i - hexStart >= 2) hexPairEnds++
+      endHex(i)
+    }
     if (isB64(c)) {
       if (start < 0) start = i
       length++
@@ -259,8 +266,9 @@ function scanEncoded(clean: string): EncodedScan {
       line = 0
     } else endBase64(i)
   }
-  for (const match of clean.matchAll(SPACED_HEX))
-    pushDecoded(scan, decodeHex(match[0].replace(/0x|[ ,:]/g, '')))
+  if (hexPairEnds >= 8)
+    for (const match of clean.matchAll(SPACED_HEX))
+      pushDecoded(scan, decodeHex(match[0].replace(/0x|[ ,:]/g, '')))
   return scan
 }
 
