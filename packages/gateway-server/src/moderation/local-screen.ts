@@ -12,6 +12,7 @@ import { Buffer } from 'node:buffer'
 import { type NormalizedText, normalizeForScreen, type ScreenView } from './normalize.js'
 import { LiteralIndex, requiredLiterals } from './prefilter.js'
 import {
+  CREDENTIAL_PATHS,
   SCREEN_LIMITS,
   SCREEN_RULES,
   type ScreenCategory,
@@ -95,6 +96,7 @@ export function screenLocally(text: string): LocalScreen {
     decodedFlagged: hidden.flagged ? 1 : 0,
     decodedProse: hidden.prose ? 1 : 0,
     decodedTooDeep: hidden.tooDeep ? 1 : 0,
+    hiddenCredentialPath: hiddenCredentialPaths(normalized.plain),
   }
   const rules: string[] = []
   const categories: ScreenCategory[] = []
@@ -188,6 +190,93 @@ export function longestSpacedRun(text: string, separators: string): number {
 function sameAsEarlier(n: NormalizedText, views: readonly ScreenView[], i: number): boolean {
   for (let j = 0; j < i; j++) if (n[views[j]!] === n[views[i]!]) return true
   return false
+}
+
+// ── Credential paths behind globs and quotes ─────────────────────────────────────────────────
+
+const CREDENTIAL_SEGMENTS = CREDENTIAL_PATHS.map((path) => path.split('/'))
+/** A command-line word worth a look: a glob character, a quote or backslash, or a variable. */
+const SHELL_TRICK = /[?*[\]'"\\$]/
+/** At most this many such words are examined (each costs at most its length × a path's length). */
+const MAX_SHELL_WORDS = 200
+
+/**
+ * How many command-line words of `plain` name a credential file (CREDENTIAL_PATHS) through a
+ * glob, quote-splitting or variables. Quotes and backslashes are removed, `$HOME` read as `~` and
+ * any other variable as `*`, and the word is matched segment by segment against the end of each
+ * path (`*` and `?` stay within a segment).
+ */
+function hiddenCredentialPaths(plain: string): number {
+  let found = 0
+  let examined = 0
+  for (const word of plain.split(/[\s;|&<>()`]+/)) {
+    if (word.length < 2 || word.length > 256 || !SHELL_TRICK.test(word)) continue
+    if (++examined > MAX_SHELL_WORDS) break
+    const unquoted = word
+      .replace(/['"\\]/g, '')
+      .replace(/^\$\{?home\b\}?/, '~')
+      // Any other variable may hold any part of a name (`~/.ssh/$A$B`): it reads as `*`.
+      .replace(/\$\{?\w+\}?/g, '*')
+      .replace(/^(?:\.\/)+/, '')
+    if (!/[./~]/.test(unquoted)) continue
+    const segments = unquoted.split('/')
+    if (CREDENTIAL_SEGMENTS.some((path) => endsWithGlob(path, segments))) found++
+  }
+  return found
+}
+
+/** Whether the glob segments match the last segments of `path`, one for one. */
+function endsWithGlob(path: readonly string[], glob: readonly string[]): boolean {
+  if (glob.length > path.length) return false
+  const offset = path.length - glob.length
+  return glob.every((segment, i) => globMatch(segment, path[offset + i] as string))
+}
+
+/**
+ * Shell wildcard match of one path segment: `?` one character, `*` any run, `[…]` one of a set
+ * (`!` or `^` negates, `a-z` ranges). The classic two-pointer algorithm: time at most
+ * `pattern.length × text.length`, whatever the number of stars.
+ */
+export function globMatch(pattern: string, text: string): boolean {
+  let p = 0
+  let t = 0
+  let star = -1
+  let mark = 0
+  while (t < text.length) {
+    const step = p < pattern.length && pattern[p] !== '*' ? matchOne(pattern, p, text[t] as string) : 0
+    if (step > 0) {
+      p += step
+      t++
+    } else if (p < pattern.length && pattern[p] === '*') {
+      star = p++
+      mark = t
+    } else if (star >= 0) {
+      p = star + 1
+      t = ++mark
+    } else return false
+  }
+  while (pattern[p] === '*') p++
+  return p === pattern.length
+}
+
+/** How many pattern characters matched `c` at `p` (0: no match). */
+function matchOne(pattern: string, p: number, c: string): number {
+  const ch = pattern[p]
+  if (ch === '?') return 1
+  if (ch !== '[') return ch === c ? 1 : 0
+  const close = pattern.indexOf(']', p + 2)
+  if (close < 0) return c === '[' ? 1 : 0
+  let i = p + 1
+  const negate = pattern[i] === '!' || pattern[i] === '^'
+  if (negate) i++
+  let hit = false
+  for (; i < close; i++) {
+    if (pattern[i + 1] === '-' && i + 2 < close) {
+      if (c >= (pattern[i] as string) && c <= (pattern[i + 2] as string)) hit = true
+      i += 2
+    } else if (pattern[i] === c) hit = true
+  }
+  return hit !== negate ? close - p + 1 : 0
 }
 
 // ── Encoded runs ─────────────────────────────────────────────────────────────────────────────
