@@ -233,6 +233,47 @@ describe('deadlines and caps', () => {
     for (const x of [...owner, other, fourth, ...(third ? [third] : [])]) x.socket.destroy()
   })
 
+  it('after refusing a request whose small body had arrived (429), serves the next request on the same connection', async () => {
+    const slowBody = (key: string): Exchange => {
+      const x = rawRequest(postHead({ Authorization: `Bearer ${key}` }, 100))
+      x.socket.write('{')
+      return x
+    }
+    const held = [slowBody(creds.keys.full), slowBody(creds.keys.full)]
+    const body = JSON.stringify(listTools)
+    const whole = (key: string): string =>
+      `${postHead({ Authorization: `Bearer ${key}` }, Buffer.byteLength(body))}${body}`
+    let refused: Exchange | undefined
+    const deadline = performance.now() + 2000
+    while (performance.now() < deadline) {
+      // The whole request in one write: its small body has arrived when the gateway refuses it.
+      refused = rawRequest(whole(creds.keys.full))
+      const status = await Promise.race([
+        refused.status,
+        new Promise<number>((r) => setTimeout(() => r(0), 50)),
+      ])
+      if (status === 429) break
+      refused.socket.destroy()
+    }
+    try {
+      expect(await refused?.status).toBe(429)
+      const x = refused as Exchange
+      // A keep-alive client sends its next request on the same connection. Either the gateway
+      // said it closes the connection (and does), or it reads and answers that next request
+      // (the refused body was discarded): never leaves it waiting for the idle timeout.
+      await new Promise((r) => setTimeout(r, 50))
+      const closing = /connection: close/i.test(x.text())
+      x.socket.write(whole(creds.keys.chat))
+      if (closing) await withDeadline(x.closed, 3000, 'close after the refusal')
+      else
+        await expect
+          .poll(() => x.text().match(/^HTTP\/1\.1 \d{3}/gm) ?? [], { timeout: 3000 })
+          .toEqual(['HTTP/1.1 429', 'HTTP/1.1 200'])
+    } finally {
+      for (const h of [...held, ...(refused ? [refused] : [])]) h.socket.destroy()
+    }
+  })
+
   it('answers TRACE (and other methods) on /mcp with 405 before any check, with no error logged', async () => {
     const mark = logs.lines().length
     const x = rawRequest('TRACE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\n\r\n')
