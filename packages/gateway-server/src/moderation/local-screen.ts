@@ -142,6 +142,19 @@ function letterOrNumber(cp: number): 0 | 1 | 2 {
   return LETTER.test(ch) ? 1 : NUMBER.test(ch) ? 2 : 0
 }
 
+const SEPARATOR_TABLES = new Map<string, Uint8Array>()
+/** Whether `cp` is one of `separators` (ASCII separators, looked up in a table made once). */
+function isSeparator(separators: string, cp: number): boolean {
+  if (cp >= 128) return separators.includes(String.fromCodePoint(cp))
+  let table = SEPARATOR_TABLES.get(separators)
+  if (!table) {
+    table = new Uint8Array(128)
+    for (const c of separators) if (c.charCodeAt(0) < 128) table[c.charCodeAt(0)] = 1
+    SEPARATOR_TABLES.set(separators, table)
+  }
+  return table[cp] === 1
+}
+
 /**
  * The longest run of single letters separated by one separator each (`h e l l o`) that neither
  * starts right after a letter or number nor ends right before one: the number of letters of the
@@ -169,7 +182,7 @@ export function longestSpacedRun(text: string, separators: string): number {
         run = 1
         sepDue = true
       }
-    } else if (kind === 0 && separators.includes(String.fromCodePoint(cp))) {
+    } else if (kind === 0 && isSeparator(separators, cp)) {
       if (run > 0 && sepDue) sepDue = false
       else if (run > 0) {
         // Two separators: the run ended at its last letter (followed by a separator).
@@ -195,8 +208,6 @@ function sameAsEarlier(n: NormalizedText, views: readonly ScreenView[], i: numbe
 // ── Credential paths behind globs and quotes ─────────────────────────────────────────────────
 
 const CREDENTIAL_SEGMENTS = CREDENTIAL_PATHS.map((path) => path.split('/'))
-/** A command-line word worth a look: a glob character, a quote or backslash, or a variable. */
-const SHELL_TRICK = /[?*[\]'"\\$]/
 /** At most this many such words are examined (each costs at most its length × a path's length). */
 const MAX_SHELL_WORDS = 200
 
@@ -209,20 +220,43 @@ const MAX_SHELL_WORDS = 200
 function hiddenCredentialPaths(plain: string): number {
   let found = 0
   let examined = 0
-  for (const word of plain.split(/[\s;|&<>()`]+/)) {
-    if (word.length < 2 || word.length > 256 || !SHELL_TRICK.test(word)) continue
-    if (++examined > MAX_SHELL_WORDS) break
-    const unquoted = word
-      .replace(/['"\\]/g, '')
-      .replace(/^\$\{?home\b\}?/, '~')
-      // Any other variable may hold any part of a name (`~/.ssh/$A$B`): it reads as `*`.
-      .replace(/\$\{?\w+\}?/g, '*')
-      .replace(/^(?:\.\/)+/, '')
-    if (!/[./~]/.test(unquoted)) continue
-    const segments = unquoted.split('/')
-    if (CREDENTIAL_SEGMENTS.some((path) => endsWithGlob(path, segments))) found++
+  // One pass over the words (split at blanks and shell operators); only a word holding both a
+  // trick character and a path character (`/`, `.`, `~`) is looked at further.
+  let start = 0
+  let trick = false
+  let pathChar = false
+  for (let i = 0; i <= plain.length; i++) {
+    const c = i < plain.length ? plain.charCodeAt(i) : 0x20
+    if (c < 128 && WORD_END[c] === 1) {
+      if (trick && pathChar && i - start >= 2 && i - start <= 256) {
+        if (++examined > MAX_SHELL_WORDS) break
+        if (namesCredential(plain.slice(start, i))) found++
+      }
+      start = i + 1
+      trick = pathChar = false
+    } else if (c < 128) {
+      if (TRICK[c] === 1) trick = true
+      else if (c === 0x2f || c === 0x2e || c === 0x7e) pathChar = true
+    }
   }
   return found
+}
+
+const WORD_END = new Uint8Array(128)
+for (const c of ' \t\n\r\f\v;|&<>()`') WORD_END[c.charCodeAt(0)] = 1
+const TRICK = new Uint8Array(128)
+for (const c of '?*[]\'"\\$') TRICK[c.charCodeAt(0)] = 1
+
+function namesCredential(word: string): boolean {
+  const unquoted = word
+    .replace(/['"\\]/g, '')
+    .replace(/^\$\{?home\b\}?/, '~')
+    // Any other variable may hold any part of a name (`~/.ssh/$A$B`): it reads as `*`.
+    .replace(/\$\{?\w+\}?/g, '*')
+    .replace(/^(?:\.\/)+/, '')
+  if (!/[./~]/.test(unquoted)) return false
+  const segments = unquoted.split('/')
+  return CREDENTIAL_SEGMENTS.some((path) => endsWithGlob(path, segments))
 }
 
 /** Whether the glob segments match the last segments of `path`, one for one. */
