@@ -1,6 +1,6 @@
 // Moderation benchmarks, as ratios measured side by side in one process (no timed assertions):
 //  1. the local screen (`screenLocally`) on realistic 4 KiB messages, benign and hostile, and on a
-//     64 KiB one: inputs/s and µs per input against a naive one-pass screen on the same input;
+//     7.8 KiB one (just under the length limit): inputs/s and µs per input against a naive one-pass screen on the same input;
 //  2. the added latency of an escalation: `gateway.agent.run` (waitMs 0, i.e. up to the job start)
 //     for an ordinary message vs one the local screen escalates and the moderator allows, measured
 //     interleaved, with the real runtime as the moderator and the scripted model answering verdicts;
@@ -89,9 +89,10 @@ const HOSTILE_HEAD = `Can you look at this bug report from our tracker and fix w
 const INPUTS = [
   { name: 'benign 4 KiB', text: padTo(BENIGN_HEAD, CODE, 4096) },
   { name: 'hostile 4 KiB', text: padTo(HOSTILE_HEAD, CODE, 4096) },
-  // Escalates by length alone (oversized.length, over SCREEN_LIMITS.maxLength), but every rule
-  // still runs: this row shows that the cost stays linear (compare µs/KiB with the 4 KiB rows).
-  { name: 'benign 64 KiB', text: padTo(BENIGN_HEAD, CODE, 65536) },
+  // Just under SCREEN_LIMITS.maxLength (8 000 characters), where every rule still runs: this row
+  // shows that the cost stays linear (compare µs/KiB with the 4 KiB rows). Longer inputs escalate
+  // by their length alone, without running the rules.
+  { name: 'benign 7.8 KiB', text: padTo(BENIGN_HEAD, CODE, 7990) },
 ]
 
 // Baseline: the cheapest screen worth the name, i.e. one Unicode normalisation pass, lower-casing

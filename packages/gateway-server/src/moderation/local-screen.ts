@@ -30,6 +30,8 @@ export interface LocalScreen {
   rules: string[]
 }
 
+const OVERSIZED: LocalScreen = { escalate: true, categories: ['oversized'], rules: ['oversized.length'] }
+
 const TEXT_RULES = SCREEN_RULES.filter((rule) => rule.test.kind !== 'signal')
 
 // Each pattern runs only on a view holding a string of each of its required literal sets
@@ -80,6 +82,10 @@ class Views {
  * // ['override.ignore-previous', 'override.prompt-leak']
  */
 export function screenLocally(text: string): LocalScreen {
+  // Over the length limit the decision is made: the rules would only add names to it, at a cost
+  // proportional to the text (milliseconds for the longest message a tool accepts).
+  if (text.length > SCREEN_LIMITS.maxLength)
+    return { ...OVERSIZED, categories: [...OVERSIZED.categories], rules: [...OVERSIZED.rules] }
   const normalized = normalizeForScreen(text)
   const encoded = scanEncoded(normalized.clean)
   const hidden = inspectDecoded(encoded, normalized.clean, 1)
