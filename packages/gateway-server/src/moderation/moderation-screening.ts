@@ -3,7 +3,7 @@ import { screenLocally } from './local-screen.js'
 import type { Moderator } from './moderator.js'
 
 /**
- * The gateway's screening: the local screen first (no I/O, about 1 ms per 4 KiB; each part of the input
+ * The gateway's screening: the local screen first (no I/O, under 1 ms per 4 KiB; each part of the input
  * and the whole); what it passes flows on, what it escalates goes to the moderator runtime. The
  * moderator's `allow` lets it through, `block` blocks it with the category, and anything else —
  * no moderator, down, past its deadline, overloaded, an unparseable answer — blocks it as
