@@ -30,8 +30,6 @@ export interface LocalScreen {
   rules: string[]
 }
 
-const OVERSIZED: LocalScreen = { escalate: true, categories: ['oversized'], rules: ['oversized.length'] }
-
 const TEXT_RULES = SCREEN_RULES.filter((rule) => rule.test.kind !== 'signal')
 
 // Each pattern runs only on a view holding a string of each of its required literal sets
@@ -85,7 +83,7 @@ export function screenLocally(text: string): LocalScreen {
   // Over the length limit the decision is made: the rules would only add names to it, at a cost
   // proportional to the text (milliseconds for the longest message a tool accepts).
   if (text.length > SCREEN_LIMITS.maxLength)
-    return { ...OVERSIZED, categories: [...OVERSIZED.categories], rules: [...OVERSIZED.rules] }
+    return { escalate: true, categories: ['oversized'], rules: ['oversized.length'] }
   const normalized = normalizeForScreen(text)
   const encoded = scanEncoded(normalized.clean)
   const hidden = inspectDecoded(encoded, normalized.clean, 1)

@@ -224,7 +224,7 @@ class Parser {
 
   private atom(): Info {
     const c = this.src[this.i] as string
-    if (!'()[.^$\\'.includes(c)) return exact(this.literal())
+    if (!'([.^$\\'.includes(c)) return exact(this.literal())
     this.i++
     switch (c) {
       case '(':
@@ -236,10 +236,8 @@ class Parser {
       case '^':
       case '$':
         return EMPTY
-      case '\\':
-        return this.escape()
       default:
-        return exact(c)
+        return this.escape()
     }
   }
 

@@ -173,6 +173,9 @@ const ARCHIVER = '\\b(?:scp|rsync|tar|zip|7z|cp|base64|xxd|gzip)\\b'
 const SECRET_FILE_VERB = '(?:cat|print|send|upload|dump|show)'
 const SEND_VERB =
   '\\b(?:send|post|upload|forward|transmit|e-?mail|mail|submit|ship|beacon|exfiltrate)(?:s|es|ed|ing)?\\b'
+// SEND_VERB and the verbs that put text somewhere (a paste site, a gist).
+const SHARE_VERB =
+  '\\b(?:send|paste|copy|put|post|upload|forward|transmit|e-?mail|mail|submit|ship|beacon|exfiltrate)(?:s|es|ed|ing)?\\b'
 const REQUEST_CALL = '\\b(?:fetch|xmlhttprequest|sendbeacon|new image|axios|\\.src ?=)'
 const HASH_LEAK_VERB = '(?:dump|leak|export|exfiltrate|send ?me|give ?me|e-?mail|mail)\\b'
 const DECODE_VERB =
@@ -662,7 +665,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     test: p(
       ['folded'],
       new RegExp(
-        `${SEND_VERB.replace('(?:send|', '(?:send|paste|copy|put|')}${gap(SEND_VERB, 100)}\\b(?:to|on|into|onto|via) (?:a |an |the |some |any )?(?:public |anonymous |free )?(?:pastebin|paste ?bin|paste (?:site|service)|hastebin|ghostbin|gist|request ?bin|requestbin|pipedream|file[- ]?sharing (?:site|service)|transfer\\.sh|file\\.io|0x0\\.st)\\b`,
+        `${SHARE_VERB}${gap(SHARE_VERB, 100)}\\b(?:to|on|into|onto|via) (?:a |an |the |some |any )?(?:public |anonymous |free )?(?:pastebin|paste ?bin|paste (?:site|service)|hastebin|ghostbin|gist|request ?bin|requestbin|pipedream|file[- ]?sharing (?:site|service)|transfer\\.sh|file\\.io|0x0\\.st)\\b`,
       ),
     ),
   },
