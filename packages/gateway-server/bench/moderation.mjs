@@ -1,6 +1,7 @@
 // Moderation benchmarks, as ratios measured side by side in one process (no timed assertions):
 //  1. the local screen (`screenLocally`) on realistic 4 KiB messages, benign and hostile, and on a
-//     7.8 KiB one (just under the length limit): inputs/s and µs per input against a naive one-pass screen on the same input;
+//     7.8 KiB one (just under the length limit): inputs/s and µs per input against a naive
+//     one-pass screen on the same input;
 //  2. the added latency of an escalation: `gateway.agent.run` (waitMs 0, i.e. up to the job start)
 //     for an ordinary message vs one the local screen escalates and the moderator allows, measured
 //     interleaved, with the real runtime as the moderator and the scripted model answering verdicts;

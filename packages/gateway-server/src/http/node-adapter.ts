@@ -234,7 +234,7 @@ async function writeResponse(
   if (closeAfter) {
     // The body was never read (a refused request): answer, then close the connection instead
     // of reading (or waiting for) what the client still sends.
-    // Node then ends the socket once the answer is written.
+    // Node then ends the socket once the answer is written (lingering: see lingerOnClose).
     res.shouldKeepAlive = false
     headers.connection = 'close'
     lingerOnClose(req.socket)

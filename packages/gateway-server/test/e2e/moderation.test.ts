@@ -220,8 +220,8 @@ describe('screening with the real moderator runtime', () => {
     const tally = JSON.stringify(counts)
     for (const c of codes) expect(['ok', 'moderator_unavailable'], tally).toContain(c)
     // Two at once, eight waiting: at least ten were classified; the rest were refused at once.
-    expect(codes.filter((c) => c === 'ok').length, tally).toBeGreaterThanOrEqual(10)
-    expect(codes.filter((c) => c === 'moderator_unavailable').length, tally).toBeGreaterThan(0)
+    expect(counts.ok ?? 0, tally).toBeGreaterThanOrEqual(10)
+    expect(counts.moderator_unavailable ?? 0, tally).toBeGreaterThan(0)
     await expect.poll(() => leftOnModerator(), { timeout: 15_000 }).toBe(0)
   }, 120_000)
 
