@@ -9,8 +9,8 @@
 // The result names rules and categories only. The input text is never logged, stored or returned.
 
 import { Buffer } from 'node:buffer'
-import { type NormalizedText, normalizeForScreen, type ScreenView } from './normalize.js'
-import { LiteralIndex, requiredLiterals } from './prefilter.js'
+import { type NormalizedText, normalizeForScreen, type ScreenView, toUnits, unitsOf } from './normalize.js'
+import { type LiteralHits, LiteralIndex, requiredLiterals, startLiterals } from './prefilter.js'
 import {
   CREDENTIAL_PATHS,
   SCREEN_LIMITS,
@@ -33,41 +33,63 @@ export interface LocalScreen {
 const TEXT_RULES = SCREEN_RULES.filter((rule) => rule.test.kind !== 'signal')
 
 // Each pattern runs only on a view holding a string of each of its required literal sets
-// (prefilter.ts): one pass over a view finds which patterns can match there at all. A pattern
-// without such sets always runs.
-const PATTERNS: RegExp[] = []
+// (prefilter.ts), and only where one of its start literals begins, when it has those: one pass
+// over a view finds both. A pattern without required sets is not gated; one without start
+// literals (or with one-character ones, which would make too many places to try) is searched for
+// in the whole view.
+const PATTERNS = new Set<RegExp>()
 for (const rule of SCREEN_RULES) {
-  if (rule.test.kind === 'pattern') PATTERNS.push(rule.test.pattern)
-  else if (rule.test.kind === 'all') PATTERNS.push(...rule.test.patterns)
+  if (rule.test.kind === 'pattern') PATTERNS.add(rule.test.pattern)
+  else if (rule.test.kind === 'all') for (const pattern of rule.test.patterns) PATTERNS.add(pattern)
 }
-const GATED = new Map<RegExp, number[]>()
+interface Prefilter {
+  /** The indexes of its required literal sets in LITERAL_SETS. */
+  readonly gate: readonly number[]
+  /** Its start group in START_GROUPS, and the pattern made sticky, or undefined. */
+  readonly start?: { readonly group: number; readonly sticky: RegExp }
+}
+const PREFILTERS = new Map<RegExp, Prefilter>()
 const LITERAL_SETS: string[][] = []
+const START_GROUPS: string[][] = []
 for (const pattern of PATTERNS) {
-  const sets = requiredLiterals(pattern)
-  if (!sets || GATED.has(pattern)) continue
-  GATED.set(
-    pattern,
-    sets.map((set) => LITERAL_SETS.push([...set]) - 1),
-  )
+  const sets = requiredLiterals(pattern) ?? []
+  const gate = sets.map((set) => LITERAL_SETS.push([...set]) - 1)
+  const starts = startLiterals(pattern)
+  const start =
+    starts !== undefined && starts.every((literal) => literal.length >= 2)
+      ? {
+          group: START_GROUPS.push([...starts]) - 1,
+          sticky: new RegExp(pattern.source, `${pattern.flags.replace('g', '')}y`),
+        }
+      : undefined
+  PREFILTERS.set(pattern, { gate, start })
 }
-const INDEX = new LiteralIndex(LITERAL_SETS)
+const INDEX = new LiteralIndex(LITERAL_SETS, START_GROUPS)
 
-/** The views of one input, with which gated patterns may match in each (computed once per view text). */
+/** The views of one input, with what the literal index found in each (one pass per distinct view). */
 class Views {
-  private readonly hits = new Map<string, Uint8Array>()
+  private readonly found = new Map<string, LiteralHits>()
   constructor(readonly n: NormalizedText) {}
   test(pattern: RegExp, view: ScreenView): boolean {
     const text = this.n[view]
-    const gate = GATED.get(pattern)
-    if (gate !== undefined) {
-      let hit = this.hits.get(text)
-      if (!hit) {
-        hit = INDEX.scan(text)
-        this.hits.set(text, hit)
-      }
-      for (const set of gate) if (hit[set] === 0) return false
+    const prefilter = PREFILTERS.get(pattern)
+    if (prefilter === undefined) return pattern.test(text)
+    let found = this.found.get(text)
+    if (found === undefined) {
+      found = INDEX.search(unitsOf(this.n, view))
+      this.found.set(text, found)
     }
-    return pattern.test(text)
+    for (const set of prefilter.gate) if (found.sets[set] === 0) return false
+    const start = prefilter.start
+    if (start === undefined) return pattern.test(text)
+    // Sticky at each place a start literal begins: a match begins at one of them.
+    const places = found.starts[start.group]
+    if (places === undefined) return false
+    for (const at of places) {
+      start.sticky.lastIndex = at
+      if (start.sticky.test(text)) return true
+    }
+    return false
   }
 }
 
@@ -85,7 +107,7 @@ export function screenLocally(text: string): LocalScreen {
   if (text.length > SCREEN_LIMITS.maxLength)
     return { escalate: true, categories: ['oversized'], rules: ['oversized.length'] }
   const normalized = normalizeForScreen(text)
-  const encoded = scanEncoded(normalized.clean)
+  const encoded = scanEncoded(normalized.clean, unitsOf(normalized, 'clean'))
   const hidden = inspectDecoded(encoded, normalized.clean, 1)
   const signals: Record<ScreenSignal, number> = {
     length: text.length,
@@ -100,7 +122,7 @@ export function screenLocally(text: string): LocalScreen {
     decodedFlagged: hidden.flagged ? 1 : 0,
     decodedProse: hidden.prose ? 1 : 0,
     decodedTooDeep: hidden.tooDeep ? 1 : 0,
-    hiddenCredentialPath: hiddenCredentialPaths(normalized.plain),
+    hiddenCredentialPath: hiddenCredentialPaths(normalized.plain, unitsOf(normalized, 'plain')),
   }
   const rules: string[] = []
   const categories: ScreenCategory[] = []
@@ -129,7 +151,8 @@ function fires(rule: ScreenRule, views: Views, signals: Record<ScreenSignal, num
     case 'spaced':
       return test.views.some(
         (view, i) =>
-          !sameAsEarlier(n, test.views, i) && longestSpacedRun(n[view], test.separators) >= test.atLeast,
+          !sameAsEarlier(n, test.views, i) &&
+          longestSpacedRun(n[view], test.separators, unitsOf(n, view)) >= test.atLeast,
       )
   }
 }
@@ -147,32 +170,44 @@ function letterOrNumber(cp: number): 0 | 1 | 2 {
 }
 
 const SEPARATOR_TABLES = new Map<string, Uint8Array>()
-/** Whether `cp` is one of `separators` (ASCII separators, looked up in a table made once). */
-function isSeparator(separators: string, cp: number): boolean {
-  if (cp >= 128) return separators.includes(String.fromCodePoint(cp))
+/** The ASCII characters of `separators` as a table (made once per separator string). */
+function separatorTable(separators: string): Uint8Array {
   let table = SEPARATOR_TABLES.get(separators)
   if (!table) {
     table = new Uint8Array(128)
     for (const c of separators) if (c.charCodeAt(0) < 128) table[c.charCodeAt(0)] = 1
     SEPARATOR_TABLES.set(separators, table)
   }
-  return table[cp] === 1
+  return table
 }
 
 /**
  * The longest run of single letters separated by one separator each (`h e l l o`) that neither
  * starts right after a letter or number nor ends right before one: the number of letters of the
- * longest match of `(?:^|[^\p{L}\p{N}])(?:\p{L}[seps])*\p{L}(?![\p{L}\p{N}])`. One pass.
+ * longest match of `(?:^|[^\p{L}\p{N}])(?:\p{L}[seps])*\p{L}(?![\p{L}\p{N}])`. One pass over
+ * the code units (`units`: those of `text`, when the caller has them).
  */
-export function longestSpacedRun(text: string, separators: string): number {
+export function longestSpacedRun(
+  text: string,
+  separators: string,
+  units: Uint8Array | Uint16Array = toUnits(text),
+): number {
+  const table = separatorTable(separators)
   let best = 0
   // Letters in the current run (0: none), and whether a separator is due next.
   let run = 0
   let sepDue = false
   let afterLetterOrNumber = false
-  for (let i = 0; i < text.length; ) {
-    const cp = text.codePointAt(i) as number
-    i += cp > 0xffff ? 2 : 1
+  const n = units.length
+  for (let i = 0; i < n; ) {
+    let cp = units[i++] as number
+    if (cp >= 0xd800 && cp <= 0xdbff && i < n) {
+      const low = units[i] as number
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        cp = ((cp - 0xd800) << 10) + (low - 0xdc00) + 0x10000
+        i++
+      }
+    }
     const kind = letterOrNumber(cp)
     if (kind === 1) {
       if (run > 0 && !sepDue) {
@@ -186,7 +221,7 @@ export function longestSpacedRun(text: string, separators: string): number {
         run = 1
         sepDue = true
       }
-    } else if (kind === 0 && isSeparator(separators, cp)) {
+    } else if (kind === 0 && (cp < 128 ? table[cp] === 1 : separators.includes(String.fromCodePoint(cp)))) {
       if (run > 0 && sepDue) sepDue = false
       else if (run > 0) {
         // Two separators: the run ended at its last letter (followed by a separator).
@@ -221,7 +256,7 @@ const MAX_SHELL_WORDS = 200
  * any other variable as `*`, and the word is matched segment by segment against the end of each
  * path (`*` and `?` stay within a segment).
  */
-function hiddenCredentialPaths(plain: string): number {
+export function hiddenCredentialPaths(plain: string, units: Uint8Array | Uint16Array): number {
   let found = 0
   let examined = 0
   // One pass over the words (split at blanks and shell operators); only a word holding both a
@@ -229,27 +264,30 @@ function hiddenCredentialPaths(plain: string): number {
   let start = 0
   let trick = false
   let pathChar = false
-  for (let i = 0; i <= plain.length; i++) {
-    const c = i < plain.length ? plain.charCodeAt(i) : 0x20
-    if (c < 128 && WORD_END[c] === 1) {
+  const n = units.length
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? (units[i] as number) : 0x20
+    if (c >= 128) continue
+    const kind = WORD_CHAR[c] as number
+    if (kind === 0) continue
+    if (kind === 1) {
       if (trick && pathChar && i - start >= 2 && i - start <= 256) {
         if (++examined > MAX_SHELL_WORDS) break
         if (namesCredential(plain.slice(start, i))) found++
       }
       start = i + 1
       trick = pathChar = false
-    } else if (c < 128) {
-      if (TRICK[c] === 1) trick = true
-      else if (c === 0x2f || c === 0x2e || c === 0x7e) pathChar = true
-    }
+    } else if (kind === 2) trick = true
+    else pathChar = true
   }
   return found
 }
 
-const WORD_END = new Uint8Array(128)
-for (const c of ' \t\n\r\f\v;|&<>()`') WORD_END[c.charCodeAt(0)] = 1
-const TRICK = new Uint8Array(128)
-for (const c of '?*[]\'"\\$') TRICK[c.charCodeAt(0)] = 1
+// For each ASCII character: 1 ends a word, 2 is a trick character, 3 a path character, 0 other.
+const WORD_CHAR = new Uint8Array(128)
+for (const c of ' \t\n\r\f\v;|&<>()`') WORD_CHAR[c.charCodeAt(0)] = 1
+for (const c of '?*[]\'"\\$') WORD_CHAR[c.charCodeAt(0)] = 2
+for (const c of '/.~') WORD_CHAR[c.charCodeAt(0)] = 3
 
 function namesCredential(word: string): boolean {
   const unquoted = word
@@ -330,9 +368,8 @@ interface EncodedScan {
 
 const B64 = new Uint8Array(128)
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_') B64[c.charCodeAt(0)] = 1
-const isB64 = (c: number): boolean => c < 128 && B64[c] === 1
-const isHex = (c: number): boolean =>
-  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
+const HEX = new Uint8Array(128)
+for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1
 // A wrapped base64 blob (PEM, MIME: 64 or 76 columns) continues over a line break when the line
 // before it was at least this long.
 const WRAPPED_LINE = 40
@@ -340,63 +377,98 @@ const WRAPPED_LINE = 40
 const SPACED_HEX = /(?:(?:0x)?[0-9a-fA-F][0-9a-fA-F][ ,:]{1,2}){8,}(?:0x)?[0-9a-fA-F][0-9a-fA-F]/g
 
 /** One pass over `clean`: base64 and hex runs, measured, and decoded where they hold printable text. */
-function scanEncoded(clean: string): EncodedScan {
-  const scan: EncodedScan = { longestBase64: 0, longestHex: 0, segments: [] }
+export function scanEncoded(clean: string, units: Uint8Array | Uint16Array = toUnits(clean)): EncodedScan {
+  return new EncodedScanner(clean).run(units)
+}
+
+/**
+ * The state of {@link scanEncoded}'s pass, in fields rather than in variables shared with helper
+ * closures (which the compiler keeps in memory: several times slower on every character).
+ */
+class EncodedScanner {
+  readonly scan: EncodedScan = { longestBase64: 0, longestHex: 0, segments: [] }
   // The current base64 run: where its current line piece starts, the pieces before a wrap, and
   // the counts that qualify it.
-  let start = -1
-  let pieces: string[] = []
-  let length = 0
-  let upper = 0
-  let lower = 0
-  let digit = 0
-  let line = 0
-  let hexStart = -1
-  const endBase64 = (i: number): void => {
-    if (start < 0) return
-    if (length >= SCREEN_LIMITS.minBase64Decode && upper > 0 && lower > 0) {
-      if (digit > 0) scan.longestBase64 = Math.max(scan.longestBase64, length)
-      pieces.push(clean.slice(start, i))
-      pushDecoded(scan, decodeBase64(pieces.join('')))
+  private start = -1
+  private pieces: string[] = []
+  private length = 0
+  private upper = 0
+  private lower = 0
+  private digit = 0
+  private line = 0
+  private hexStart = -1
+  // The current chain of spaced hex pairs (`57 72 69`, `0x57, 0x72`): how many, and where the
+  // next pair must begin to continue it (-1: nowhere). SPACED_HEX runs only after a chain of 8.
+  private chain = 0
+  private chainNext = -1
+  private spacedChain = false
+
+  constructor(private readonly clean: string) {}
+
+  run(units: Uint8Array | Uint16Array): EncodedScan {
+    const n = units.length
+    for (let i = 0; i <= n; i++) {
+      const c = i < n ? (units[i] as number) : 0
+      if (c < 128 && HEX[c] === 1) {
+        if (this.hexStart < 0) this.hexStart = i
+      } else if (this.hexStart >= 0) this.endHex(units, i, c)
+      if (c < 128 && B64[c] === 1) {
+        if (this.start < 0) this.start = i
+        this.length++
+        this.line++
+        if (c >= 0x41 && c <= 0x5a) this.upper++
+        else if (c >= 0x61 && c <= 0x7a) this.lower++
+        else if (c >= 0x30 && c <= 0x39) this.digit++
+      } else if (this.start >= 0) {
+        const after = i + 1 < n ? (units[i + 1] as number) : 0
+        if (c === 0x0a && this.line >= WRAPPED_LINE && after < 128 && B64[after] === 1) {
+          this.pieces.push(this.clean.slice(this.start, i))
+          this.start = i + 1
+          this.line = 0
+        } else this.endBase64(i)
+      }
     }
-    start = -1
-    if (pieces.length > 0) pieces = []
-    length = upper = lower = digit = line = 0
+    if (this.spacedChain)
+      for (const match of this.clean.matchAll(SPACED_HEX))
+        pushDecoded(this.scan, decodeHex(match[0].replace(/0x|[ ,:]/g, '')))
+    return this.scan
   }
-  const endHex = (i: number): void => {
-    if (hexStart < 0) return
-    scan.longestHex = Math.max(scan.longestHex, i - hexStart)
-    if (i - hexStart >= SCREEN_LIMITS.minHexDecode) pushDecoded(scan, decodeHex(clean.slice(hexStart, i)))
-    hexStart = -1
-  }
-  // Places where two hex digits are followed by a separator of SPACED_HEX: a spaced hex run has
-  // at least eight, so with fewer the expression need not run.
-  let hexPairEnds = 0
-  for (let i = 0; i <= clean.length; i++) {
-    const c = i < clean.length ? clean.charCodeAt(i) : 0
-    if (isHex(c)) {
-      if (hexStart < 0) hexStart = i
-    } else {
-      if ((c === 0x20 || c === 0x2c || c === 0x3a) && hexStart >= 0 && i - hexStart >= 2) hexPairEnds++
-      endHex(i)
+
+  private endBase64(i: number): void {
+    if (this.length >= SCREEN_LIMITS.minBase64Decode && this.upper > 0 && this.lower > 0) {
+      if (this.digit > 0) this.scan.longestBase64 = Math.max(this.scan.longestBase64, this.length)
+      this.pieces.push(this.clean.slice(this.start, i))
+      pushDecoded(this.scan, decodeBase64(this.pieces.join('')))
     }
-    if (isB64(c)) {
-      if (start < 0) start = i
-      length++
-      line++
-      if (c >= 0x41 && c <= 0x5a) upper++
-      else if (c >= 0x61 && c <= 0x7a) lower++
-      else if (c >= 0x30 && c <= 0x39) digit++
-    } else if (c === 0x0a && start >= 0 && line >= WRAPPED_LINE && isB64(clean.charCodeAt(i + 1))) {
-      pieces.push(clean.slice(start, i))
-      start = i + 1
-      line = 0
-    } else endBase64(i)
+    this.start = -1
+    if (this.pieces.length > 0) this.pieces = []
+    this.length = this.upper = this.lower = this.digit = this.line = 0
   }
-  if (hexPairEnds >= 8)
-    for (const match of clean.matchAll(SPACED_HEX))
-      pushDecoded(scan, decodeHex(match[0].replace(/0x|[ ,:]/g, '')))
-  return scan
+
+  /** The hex run from `hexStart` ends at `i` (character `c`). */
+  private endHex(units: Uint8Array | Uint16Array, i: number, c: number): void {
+    const start = this.hexStart
+    const length = i - start
+    this.scan.longestHex = Math.max(this.scan.longestHex, length)
+    if (length >= SCREEN_LIMITS.minHexDecode) pushDecoded(this.scan, decodeHex(this.clean.slice(start, i)))
+    this.hexStart = -1
+    // A pair followed by a separator (the last two digits of a longer run may begin a chain): it
+    // continues the chain when it is a run of its own that begins where the chain expects the
+    // next pair (right there, or after `0x`).
+    if (length < 2 || !(c === 0x20 || c === 0x2c || c === 0x3a)) return
+    const next = this.chainNext
+    const continues =
+      length === 2 &&
+      next >= 0 &&
+      (start === next || (start === next + 2 && units[next] === 0x30 && units[next + 1] === 0x78))
+    this.chain = continues ? this.chain + 1 : 1
+    if (this.chain >= 8) this.spacedChain = true
+    // One or two separators may follow; a third ends the chain after this pair.
+    const second = units[i + 1]
+    const two = second === 0x20 || second === 0x2c || second === 0x3a
+    const third = two ? units[i + 2] : undefined
+    this.chainNext = two && (third === 0x20 || third === 0x2c || third === 0x3a) ? -1 : i + (two ? 2 : 1)
+  }
 }
 
 function decodeBase64(chars: string): string {
@@ -472,7 +544,7 @@ function proseWords(text: string): number {
  * to the depth limit, and `tooDeep` says that text at the limit still holds an encoding. `prose`
  * is set by base64/hex segments only (unescaped text keeps its words).
  */
-function inspectDecoded(
+export function inspectDecoded(
   scan: EncodedScan,
   clean: string,
   depth: number,
@@ -485,7 +557,7 @@ function inspectDecoded(
   const views = new Views(normalized)
   if (TEXT_RULES.some((rule) => fires(rule, views, undefined)))
     return { flagged: true, prose, tooDeep: false }
-  const inner = scanEncoded(normalized.clean)
+  const inner = scanEncoded(normalized.clean, unitsOf(normalized, 'clean'))
   if (depth >= SCREEN_LIMITS.maxDecodeDepth) {
     const tooDeep = inner.segments.length > 0 || unescapeAll(normalized.clean) !== undefined
     return { flagged: false, prose, tooDeep }

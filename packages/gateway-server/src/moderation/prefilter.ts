@@ -41,10 +41,163 @@ const EMPTY: Info = { kind: 'exact', set: new Set(['']) }
  */
 export function requiredLiterals(pattern: RegExp): readonly (readonly string[])[] | undefined {
   if (pattern.flags.includes('i') || pattern.flags.includes('v')) return undefined
-  const parser = new Parser(pattern.source, pattern.flags.includes('u'))
-  const info = toRequirement(parser.parse())
+  const info = toRequirement(required(parse(pattern)))
   if (info.kind !== 'req' || info.sets.length === 0) return undefined
   return info.sets.map(reduce)
+}
+
+/** The syntax tree of a pattern, or of a Unicode pattern (`u`) with code points as characters. */
+function parse(pattern: RegExp): Node {
+  return new Parser(pattern.source, pattern.flags.includes('u')).parse()
+}
+
+/** What `node` requires of every match (see {@link Info}). */
+function required(node: Node): Info {
+  switch (node.t) {
+    case 'set':
+      return { kind: 'exact', set: node.set }
+    case 'any':
+      return ANY
+    case 'empty':
+      return EMPTY
+    case 'alt':
+      return union(node.xs.map(required))
+    case 'seq':
+      return node.xs.length === 0 ? EMPTY : concat(node.xs.flatMap(requiredPieces))
+    case 'rep':
+      return concat(requiredPieces(node))
+  }
+}
+
+/** A sequence item as pieces of the sequence's requirement. */
+function requiredPieces(node: Node): Info[] {
+  if (node.t !== 'rep') return [required(node)]
+  const inner = required(node.x)
+  // `x{2,}` of a fixed string: `xx` and then an unknown number more (keeps `ab+c` needing "ab").
+  if (inner.kind === 'exact' && node.min > 0 && node.max > node.min) return [repeat(inner, node.min, node.min), ANY]
+  return [repeat(inner, node.min, node.max)]
+}
+
+// ── Start literals ───────────────────────────────────────────────────────────────────────────
+
+/** What is known about how a (sub)pattern's matches begin. */
+type Start =
+  /** The match is exactly one of these strings. */
+  | { readonly kind: 'exact'; readonly set: ReadonlySet<string> }
+  /** The match begins with one of these strings (none empty). */
+  | { readonly kind: 'prefix'; readonly set: ReadonlySet<string> }
+  /** Nothing is known. */
+  | { readonly kind: 'none' }
+
+const NONE: Start = { kind: 'none' }
+/** Start sets larger than this are cut to shorter prefixes (keeps the analysis small). */
+const MAX_START = 256
+/** Start literals are cut to this many characters. */
+const MAX_START_LENGTH = 8
+
+/**
+ * Strings such that every match of `pattern` begins with one of them (after its leading
+ * assertions), or `undefined` when that is not known. A search for the pattern then only has to
+ * try the positions where one of them begins: `pattern.test(text)` is true exactly when the
+ * pattern, made sticky, matches at one of those positions (an assertion still sees the text
+ * before the position).
+ *
+ * @example
+ * startLiterals(/\b(?:ignore|forget) ?(?:all )?previous/) // ['forget', 'ignore']
+ * startLiterals(/(?<=\s)[.-]{2}/) // ['-', '.']
+ */
+export function startLiterals(pattern: RegExp): readonly string[] | undefined {
+  if (pattern.flags.includes('i') || pattern.flags.includes('v')) return undefined
+  const start = starts(parse(pattern))
+  if (start.kind === 'none' || start.set.has('') || start.set.size === 0) return undefined
+  // A string's first MAX_START_LENGTH characters find the same places (and a few more): enough
+  // to tell them apart from the rest of a text, and a far smaller automaton. A string that
+  // begins with another one of the set adds no place.
+  const cut = new Set([...start.set].map((s) => s.slice(0, MAX_START_LENGTH)))
+  const sorted = [...cut].sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
+  const kept: string[] = []
+  for (const s of sorted) if (!kept.some((k) => s.startsWith(k))) kept.push(s)
+  return kept
+}
+
+/**
+ * `set` as a start set of the given kind, or, when it is too large, as the shortest cut of its
+ * strings (their first characters) that is small enough: every match still begins with one.
+ */
+function bounded(set: ReadonlySet<string>, kind: 'exact' | 'prefix'): Start {
+  if (set.size <= MAX_START) return { kind, set }
+  if (set.has('')) return NONE
+  let length = 0
+  for (const s of set) length = Math.max(length, s.length)
+  while (length > 1) {
+    length--
+    const shorter = new Set<string>()
+    for (const s of set) shorter.add(s.slice(0, length))
+    if (shorter.size <= MAX_START) return { kind: 'prefix', set: shorter }
+  }
+  return NONE
+}
+
+/** Every string of `a` followed by every string of `b`, or undefined when that makes too many. */
+function joinAll(a: ReadonlySet<string>, b: ReadonlySet<string>): Set<string> | undefined {
+  if (a.size * b.size > MAX_START) return undefined
+  const out = new Set<string>()
+  for (const x of a) for (const y of b) out.add(x + y)
+  return out
+}
+
+function starts(node: Node): Start {
+  switch (node.t) {
+    case 'set':
+      return { kind: 'exact', set: node.set }
+    case 'any':
+      return NONE
+    case 'empty':
+      return { kind: 'exact', set: new Set(['']) }
+    case 'alt': {
+      const set = new Set<string>()
+      let exact = true
+      for (const x of node.xs) {
+        const b = starts(x)
+        if (b.kind === 'none') return NONE
+        if (b.kind === 'prefix') exact = false
+        for (const s of b.set) set.add(s)
+      }
+      // A branch that may match nothing lets the match begin with whatever follows: unknown here.
+      return exact ? bounded(set, 'exact') : set.has('') ? NONE : bounded(set, 'prefix')
+    }
+    case 'seq': {
+      let current: ReadonlySet<string> = new Set([''])
+      for (const x of node.xs) {
+        const next = starts(x)
+        // Nothing known of what follows, or too many combinations: the match begins with `current`.
+        const joined = next.kind === 'none' ? undefined : joinAll(current, next.set)
+        if (joined === undefined) return current.has('') ? NONE : { kind: 'prefix', set: current }
+        if (next.kind === 'prefix') return { kind: 'prefix', set: joined }
+        current = joined
+      }
+      return { kind: 'exact', set: current }
+    }
+    case 'rep': {
+      const inner = starts(node.x)
+      if (inner.kind === 'none') return NONE
+      if (node.min === 0) {
+        if (node.max === 1 && inner.kind === 'exact') return bounded(new Set([...inner.set, '']), 'exact')
+        return NONE
+      }
+      if (inner.kind === 'exact' && node.min === node.max) {
+        let set: ReadonlySet<string> = new Set([''])
+        for (let i = 0; i < node.min; i++) {
+          const joined = joinAll(set, inner.set)
+          if (joined === undefined) return set.has('') ? NONE : { kind: 'prefix', set }
+          set = joined
+        }
+        return { kind: 'exact', set }
+      }
+      // At least one copy: the match begins like the first one.
+      return inner.set.has('') ? NONE : { kind: 'prefix', set: inner.set }
+    }
+  }
 }
 
 /** Removes every string that contains a shorter one of the set (finding the shorter one suffices). */
@@ -161,6 +314,23 @@ function repeat(info: Info, min: number, max: number): Info {
   return toRequirement(info)
 }
 
+/**
+ * A pattern's syntax tree, as far as the analyses need it: `set` one character of a small set,
+ * `any` an unknown character (a wide class, `.`) or unknown text (a back-reference), `empty` an
+ * assertion (consumes nothing), `alt` alternatives, `seq` a sequence, `rep` a repetition.
+ */
+type Node =
+  | { readonly t: 'set'; readonly set: ReadonlySet<string> }
+  | { readonly t: 'any' }
+  | { readonly t: 'empty' }
+  | { readonly t: 'alt'; readonly xs: readonly Node[] }
+  | { readonly t: 'seq'; readonly xs: readonly Node[] }
+  | { readonly t: 'rep'; readonly x: Node; readonly min: number; readonly max: number }
+
+const ANY_NODE: Node = { t: 'any' }
+const EMPTY_NODE: Node = { t: 'empty' }
+const char = (c: string): Node => ({ t: 'set', set: new Set([c]) })
+
 class Parser {
   private i = 0
   constructor(
@@ -168,32 +338,30 @@ class Parser {
     private readonly unicode: boolean,
   ) {}
 
-  parse(): Info {
+  parse(): Node {
     const info = this.alternation()
     if (this.i !== this.src.length) throw new SyntaxError(`prefilter: unexpected ')' at ${this.i}`)
     return info
   }
 
-  private alternation(): Info {
+  private alternation(): Node {
     const branches = [this.sequence()]
     while (this.src[this.i] === '|') {
       this.i++
       branches.push(this.sequence())
     }
-    return branches.length === 1 ? (branches[0] as Info) : union(branches)
+    return branches.length === 1 ? (branches[0] as Node) : { t: 'alt', xs: branches }
   }
 
-  private sequence(): Info {
-    const pieces: Info[] = []
-    while (this.i < this.src.length && this.src[this.i] !== '|' && this.src[this.i] !== ')') {
-      const atom = this.atom()
-      pieces.push(...this.quantified(atom))
-    }
-    return pieces.length === 0 ? EMPTY : concat(pieces)
+  private sequence(): Node {
+    const xs: Node[] = []
+    while (this.i < this.src.length && this.src[this.i] !== '|' && this.src[this.i] !== ')')
+      xs.push(this.quantified(this.atom()))
+    return { t: 'seq', xs }
   }
 
-  /** The atom with the quantifier that follows it, as pieces of the sequence. */
-  private quantified(atom: Info): Info[] {
+  /** The atom with the quantifier that follows it. */
+  private quantified(atom: Node): Node {
     const c = this.src[this.i]
     let min: number
     let max: number
@@ -203,15 +371,13 @@ class Parser {
       max = c === '?' ? 1 : Number.POSITIVE_INFINITY
     } else if (c === '{') {
       const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.i))
-      if (!m) return [atom]
+      if (!m) return atom
       this.i += m[0].length
       min = Number(m[1])
       max = m[2] === undefined ? min : m[3] === '' ? Number.POSITIVE_INFINITY : Number(m[3])
-    } else return [atom]
+    } else return atom
     if (this.src[this.i] === '?') this.i++ // lazy: the same strings
-    // `x{2,}` of a fixed string: `xx` and then an unknown number more (keeps `ab+c` needing "ab").
-    if (atom.kind === 'exact' && min > 0 && max > min) return [repeat(atom, min, min), ANY]
-    return [repeat(atom, min, max)]
+    return { t: 'rep', x: atom, min, max }
   }
 
   /** One literal character of the source: a whole code point in a Unicode pattern. */
@@ -222,9 +388,9 @@ class Parser {
     return ch
   }
 
-  private atom(): Info {
+  private atom(): Node {
     const c = this.src[this.i] as string
-    if (!'([.^$\\'.includes(c)) return exact(this.literal())
+    if (!'([.^$\\'.includes(c)) return char(this.literal())
     this.i++
     switch (c) {
       case '(':
@@ -232,16 +398,16 @@ class Parser {
       case '[':
         return this.characterClass()
       case '.':
-        return ANY
+        return ANY_NODE
       case '^':
       case '$':
-        return EMPTY
+        return EMPTY_NODE
       default:
         return this.escape()
     }
   }
 
-  private group(): Info {
+  private group(): Node {
     let assertion = false
     if (this.src[this.i] === '?') {
       const rest = this.src.slice(this.i)
@@ -262,10 +428,10 @@ class Parser {
     if (this.src[this.i] !== ')') throw new SyntaxError('prefilter: unterminated group')
     this.i++
     // An assertion consumes nothing: it adds no characters to the match.
-    return assertion ? EMPTY : inner
+    return assertion ? EMPTY_NODE : inner
   }
 
-  private characterClass(): Info {
+  private characterClass(): Node {
     let negated = false
     if (this.src[this.i] === '^') {
       negated = true
@@ -301,8 +467,8 @@ class Parser {
     }
     if (this.src[this.i] !== ']') throw new SyntaxError('prefilter: unterminated class')
     this.i++
-    if (negated || wide || members.size === 0 || members.size > MAX_CLASS) return ANY
-    return { kind: 'exact', set: members }
+    if (negated || wide || members.size === 0 || members.size > MAX_CLASS) return ANY_NODE
+    return { t: 'set', set: members }
   }
 
   /** One escape inside a class: its character, or `undefined` for a class escape (`\w`, `\p{…}`). */
@@ -319,23 +485,23 @@ class Parser {
     return this.characterEscape()
   }
 
-  private escape(): Info {
+  private escape(): Node {
     const c = this.src[this.i] as string
     if (c === 'b' || c === 'B') {
       this.i++
-      return EMPTY
+      return EMPTY_NODE
     }
     if (/[1-9]/.test(c)) {
       // A back-reference: some earlier text again, not known here.
       while (/[0-9]/.test(this.src[this.i] ?? '')) this.i++
-      return ANY
+      return ANY_NODE
     }
     if (c === 'k' && this.src[this.i + 1] === '<') {
       this.i = this.src.indexOf('>', this.i) + 1
-      return ANY
+      return ANY_NODE
     }
     const ch = this.characterEscape()
-    return ch === undefined ? ANY : exact(ch)
+    return ch === undefined ? ANY_NODE : char(ch)
   }
 
   /** A character escape after `\`: the character, or `undefined` for a class (`\d \w \s \p{…}`). */
@@ -391,16 +557,27 @@ class Parser {
   }
 }
 
-const exact = (s: string): Info => ({ kind: 'exact', set: new Set([s]) })
+/** What one pass of a {@link LiteralIndex} found in a text. */
+export interface LiteralHits {
+  /** For each literal set (in constructor order): 1 when one of its literals occurs in the text. */
+  readonly sets: Uint8Array
+  /**
+   * For each start group (in constructor order): the positions where one of its literals begins,
+   * in the order their literals end (`undefined`: none).
+   */
+  readonly starts: ReadonlyArray<number[] | undefined>
+}
 
 /**
- * Finds, in one pass over a text, which of several literal sets have a member in it (Aho and
- * Corasick, "Efficient string matching", 1975): a deterministic automaton over every literal of
- * every set, its alphabet reduced to the characters the literals use. Linear in the text.
+ * Finds, in one pass over a text, which of several literal sets have a member in it, and where
+ * the literals of several start groups begin (Aho and Corasick, "Efficient string matching",
+ * 1975): a deterministic automaton over every literal, its alphabet reduced to the characters the
+ * literals use. Linear in the text (plus the positions reported).
  *
  * @example
- * const index = new LiteralIndex([['password', 'token'], ['curl']])
+ * const index = new LiteralIndex([['password', 'token'], ['curl']], [['ignore', 'forget']])
  * index.scan('print the token') // Uint8Array [1, 0]
+ * index.search('forget it, ignore it').starts // [[0, 11]]
  */
 export class LiteralIndex {
   /** Character code (below 128) → alphabet index; 0 is every character no literal uses. */
@@ -410,13 +587,18 @@ export class LiteralIndex {
   private readonly width: number
   /** state × alphabet → next state. */
   private readonly next: Uint32Array
-  /** state → index in `outputs` of the sets it completes a literal of (0: none). */
+  /** state → index in `outputs` of what it completes (0: nothing). */
   private readonly output: Uint32Array
+  /** The sets each output completes a literal of. */
   private readonly outputs: number[][] = [[]]
+  /** The start groups each output completes a literal of, as pairs: group, literal length. */
+  private readonly startOutputs: number[][] = [[]]
   private readonly count: number
+  private readonly groups: number
 
-  constructor(sets: readonly (readonly string[])[]) {
+  constructor(sets: readonly (readonly string[])[], starts: readonly (readonly string[])[] = []) {
     this.count = sets.length
+    this.groups = starts.length
     let letters = 1
     const letter = (code: number): number => {
       if (code < 128) {
@@ -430,24 +612,36 @@ export class LiteralIndex {
       }
       return at
     }
-    // The trie of every literal; `ends` holds the sets each state completes a literal of.
+    // The trie of every literal; `ends` holds what each state completes: a set `s` as `s`, the
+    // start literal numbered `k` as `-1 - k` (its group and length in `startGroup`/`startLength`).
     const children: Array<Map<number, number>> = [new Map()]
     const ends: Array<Set<number>> = [new Set()]
-    sets.forEach((literals, set) => {
-      for (const literal of literals) {
-        let state = 0
-        for (let i = 0; i < literal.length; i++) {
-          const a = letter(literal.charCodeAt(i))
-          let child = children[state]?.get(a)
-          if (child === undefined) {
-            child = children.length
-            children.push(new Map())
-            ends.push(new Set())
-            children[state]?.set(a, child)
-          }
-          state = child
+    const add = (literal: string, tag: number): void => {
+      let state = 0
+      for (let i = 0; i < literal.length; i++) {
+        const a = letter(literal.charCodeAt(i))
+        let child = children[state]?.get(a)
+        if (child === undefined) {
+          child = children.length
+          children.push(new Map())
+          ends.push(new Set())
+          children[state]?.set(a, child)
         }
-        ends[state]?.add(set)
+        state = child
+      }
+      ends[state]?.add(tag)
+    }
+    sets.forEach((literals, set) => {
+      for (const literal of literals) add(literal, set)
+    })
+    const startGroup: number[] = []
+    const startLength: number[] = []
+    starts.forEach((literals, group) => {
+      for (const literal of new Set(literals)) {
+        if (literal.length === 0) throw new RangeError('LiteralIndex: an empty start literal')
+        add(literal, -1 - startGroup.length)
+        startGroup.push(group)
+        startLength.push(literal.length)
       }
     })
     if (letters > 255) throw new RangeError('LiteralIndex: more than 254 distinct characters')
@@ -455,7 +649,8 @@ export class LiteralIndex {
     const states = children.length
     this.next = new Uint32Array(states * letters)
     this.output = new Uint32Array(states)
-    // Breadth first: each state's failure state is complete before the state itself.
+    // Breadth first: each state's failure state is complete before the state itself, and what a
+    // state completes includes what its failure state completes (the literals that are suffixes).
     const fail = new Uint32Array(states)
     const queue: number[] = []
     for (let a = 0; a < letters; a++) {
@@ -466,37 +661,55 @@ export class LiteralIndex {
     const merged: Array<Set<number>> = ends.map((e) => new Set(e))
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head] as number
-      for (const set of merged[fail[state] as number] as Set<number>) merged[state]?.add(set)
-      for (let a = 0; a < letters; a++) {
-        const child = children[state]?.get(a)
-        const fallback = this.next[(fail[state] as number) * letters + a] as number
-        if (child === undefined) this.next[state * letters + a] = fallback
-        else {
-          this.next[state * letters + a] = child
-          fail[child] = fallback
-          queue.push(child)
-        }
+      for (const tag of merged[fail[state] as number] as Set<number>) merged[state]?.add(tag)
+      // The failure state's row (complete, as it is shallower), with this state's children over it.
+      const from = (fail[state] as number) * letters
+      this.next.copyWithin(state * letters, from, from + letters)
+      for (const [a, child] of children[state] as Map<number, number>) {
+        fail[child] = this.next[from + a] as number
+        this.next[state * letters + a] = child
+        queue.push(child)
       }
       const found = merged[state] as Set<number>
       if (found.size > 0) {
         this.output[state] = this.outputs.length
-        this.outputs.push([...found])
+        const tags = [...found]
+        this.outputs.push(tags.filter((tag) => tag >= 0))
+        this.startOutputs.push(
+          tags.filter((tag) => tag < 0).flatMap((tag) => [startGroup[-1 - tag], startLength[-1 - tag]] as number[]),
+        )
       }
     }
   }
 
   /** For each set (in constructor order): 1 when one of its literals occurs in `text`. */
   scan(text: string): Uint8Array {
-    const hit = new Uint8Array(this.count)
-    const { ascii, wide, width, next, output, outputs } = this
+    return this.search(text).sets
+  }
+
+  /** The sets with a literal in `text` (a string, or its code units) and where start literals begin. */
+  search(text: string | Uint8Array | Uint16Array, length = text.length): LiteralHits {
+    const sets = new Uint8Array(this.count)
+    const starts: Array<number[] | undefined> = new Array(this.groups)
+    const { ascii, wide, width, next, output, outputs, startOutputs } = this
     let state = 0
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i)
+    const string = typeof text === 'string'
+    for (let i = 0; i < length; i++) {
+      const code = string ? text.charCodeAt(i) : (text[i] as number)
       const a = code < 128 ? (ascii[code] as number) : (wide.get(code) ?? 0)
       state = next[state * width + a] as number
       const out = output[state] as number
-      if (out !== 0) for (const set of outputs[out] as number[]) hit[set] = 1
+      if (out === 0) continue
+      for (const set of outputs[out] as number[]) sets[set] = 1
+      const pairs = startOutputs[out] as number[]
+      for (let k = 0; k < pairs.length; k += 2) {
+        const group = pairs[k] as number
+        const at = i + 1 - (pairs[k + 1] as number)
+        const list = starts[group]
+        if (list === undefined) starts[group] = [at]
+        else list.push(at)
+      }
     }
-    return hit
+    return { sets, starts }
   }
 }
