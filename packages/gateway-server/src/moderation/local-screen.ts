@@ -45,15 +45,33 @@ for (const rule of SCREEN_RULES) {
 interface Prefilter {
   /** The indexes of its required literal sets in LITERAL_SETS. */
   readonly gate: readonly number[]
+  /**
+   * The same for a test on `clean`, whose literal sets are read in `plain` instead (one view
+   * fewer to scan): each literal lower-cased and cut to its longest piece without blanks, which
+   * `plain` (`clean` lower-cased, blanks collapsed) holds wherever `clean` holds the literal.
+   */
+  readonly cleanGate: readonly number[]
   /** Its start group in START_GROUPS, and the pattern made sticky, or undefined. */
   readonly start?: { readonly group: number; readonly sticky: RegExp }
 }
 const PREFILTERS = new Map<RegExp, Prefilter>()
 const LITERAL_SETS: string[][] = []
 const START_GROUPS: string[][] = []
+/** A literal's longest piece without blanks, lower-cased; undefined for one that is not ASCII or only blanks. */
+function inPlain(literal: string): string | undefined {
+  if (!/^[\x00-\x7f]*$/.test(literal)) return undefined
+  let longest = ''
+  for (const piece of literal.toLowerCase().split(/\s+/)) if (piece.length > longest.length) longest = piece
+  return longest.length > 0 ? longest : undefined
+}
 for (const pattern of PATTERNS) {
   const sets = requiredLiterals(pattern) ?? []
   const gate = sets.map((set) => LITERAL_SETS.push([...set]) - 1)
+  const cleanGate: number[] = []
+  for (const set of sets) {
+    const pieces = set.map(inPlain)
+    if (pieces.every((piece) => piece !== undefined)) cleanGate.push(LITERAL_SETS.push(pieces as string[]) - 1)
+  }
   const starts = startLiterals(pattern)
   const start =
     starts !== undefined && starts.every((literal) => literal.length >= 2)
@@ -62,7 +80,7 @@ for (const pattern of PATTERNS) {
           sticky: new RegExp(pattern.source, `${pattern.flags.replace('g', '')}y`),
         }
       : undefined
-  PREFILTERS.set(pattern, { gate, start })
+  PREFILTERS.set(pattern, { gate, cleanGate, start })
 }
 const INDEX = new LiteralIndex(LITERAL_SETS, START_GROUPS)
 
@@ -70,15 +88,27 @@ const INDEX = new LiteralIndex(LITERAL_SETS, START_GROUPS)
 class Views {
   private readonly found = new Map<string, LiteralHits>()
   constructor(readonly n: NormalizedText) {}
-  test(pattern: RegExp, view: ScreenView): boolean {
+
+  private search(view: ScreenView): LiteralHits {
     const text = this.n[view]
-    const prefilter = PREFILTERS.get(pattern)
-    if (prefilter === undefined) return pattern.test(text)
     let found = this.found.get(text)
     if (found === undefined) {
       found = INDEX.search(unitsOf(this.n, view))
       this.found.set(text, found)
     }
+    return found
+  }
+
+  test(pattern: RegExp, view: ScreenView): boolean {
+    const text = this.n[view]
+    const prefilter = PREFILTERS.get(pattern)
+    if (prefilter === undefined) return pattern.test(text)
+    if (view === 'clean') {
+      const found = this.search('plain')
+      for (const set of prefilter.cleanGate) if (found.sets[set] === 0) return false
+      return pattern.test(text)
+    }
+    const found = this.search(view)
     for (const set of prefilter.gate) if (found.sets[set] === 0) return false
     const start = prefilter.start
     if (start === undefined) return pattern.test(text)
@@ -366,10 +396,6 @@ interface EncodedScan {
   segments: string[]
 }
 
-const B64 = new Uint8Array(128)
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_') B64[c.charCodeAt(0)] = 1
-const HEX = new Uint8Array(128)
-for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1
 // A wrapped base64 blob (PEM, MIME: 64 or 76 columns) continues over a line break when the line
 // before it was at least this long.
 const WRAPPED_LINE = 40
@@ -381,22 +407,29 @@ export function scanEncoded(clean: string, units: Uint8Array | Uint16Array = toU
   return new EncodedScanner(clean).run(units)
 }
 
+// For each ASCII character, what it can be part of: a base64 run (and which kind of character it
+// is there: upper case, lower case, digit), a hexadecimal run.
+const IN_BASE64 = 1
+const UPPER = 2
+const LOWER = 4
+const DIGIT = 8
+const IN_HEX = 16
+const ENCODED = new Uint8Array(128)
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZ') ENCODED[c.charCodeAt(0)] = IN_BASE64 | UPPER
+for (const c of 'abcdefghijklmnopqrstuvwxyz') ENCODED[c.charCodeAt(0)] = IN_BASE64 | LOWER
+for (const c of '0123456789') ENCODED[c.charCodeAt(0)] = IN_BASE64 | DIGIT
+for (const c of '+/-_') ENCODED[c.charCodeAt(0)] = IN_BASE64
+for (const c of '0123456789abcdefABCDEF') ENCODED[c.charCodeAt(0)] = (ENCODED[c.charCodeAt(0)] as number) | IN_HEX
+
 /**
- * The state of {@link scanEncoded}'s pass, in fields rather than in variables shared with helper
- * closures (which the compiler keeps in memory: several times slower on every character).
+ * {@link scanEncoded}'s pass. The per-character state lives in local variables (fields or
+ * variables shared with closures are kept in memory: several times slower on every character);
+ * what ends a run is handled in methods that get it as arguments.
  */
 class EncodedScanner {
   readonly scan: EncodedScan = { longestBase64: 0, longestHex: 0, segments: [] }
-  // The current base64 run: where its current line piece starts, the pieces before a wrap, and
-  // the counts that qualify it.
-  private start = -1
+  /** The line pieces of a wrapped base64 run, before its current one. */
   private pieces: string[] = []
-  private length = 0
-  private upper = 0
-  private lower = 0
-  private digit = 0
-  private line = 0
-  private hexStart = -1
   // The current chain of spaced hex pairs (`57 72 69`, `0x57, 0x72`): how many, and where the
   // next pair must begin to continue it (-1: nowhere). SPACED_HEX runs only after a chain of 8.
   private chain = 0
@@ -407,25 +440,40 @@ class EncodedScanner {
 
   run(units: Uint8Array | Uint16Array): EncodedScan {
     const n = units.length
+    // The current base64 run: where its current line piece starts, its length, the length of
+    // its current line, and which kinds of character it holds (UPPER | LOWER | DIGIT).
+    let start = -1
+    let length = 0
+    let line = 0
+    let kinds = 0
+    let hexStart = -1
     for (let i = 0; i <= n; i++) {
       const c = i < n ? (units[i] as number) : 0
-      if (c < 128 && HEX[c] === 1) {
-        if (this.hexStart < 0) this.hexStart = i
-      } else if (this.hexStart >= 0) this.endHex(units, i, c)
-      if (c < 128 && B64[c] === 1) {
-        if (this.start < 0) this.start = i
-        this.length++
-        this.line++
-        if (c >= 0x41 && c <= 0x5a) this.upper++
-        else if (c >= 0x61 && c <= 0x7a) this.lower++
-        else if (c >= 0x30 && c <= 0x39) this.digit++
-      } else if (this.start >= 0) {
+      const flags = c < 128 ? (ENCODED[c] as number) : 0
+      if ((flags & IN_HEX) !== 0) {
+        if (hexStart < 0) hexStart = i
+      } else if (hexStart >= 0) {
+        this.endHex(units, hexStart, i, c)
+        hexStart = -1
+      }
+      if ((flags & IN_BASE64) !== 0) {
+        if (start < 0) start = i
+        length++
+        line++
+        kinds |= flags
+      } else if (start >= 0) {
         const after = i + 1 < n ? (units[i + 1] as number) : 0
-        if (c === 0x0a && this.line >= WRAPPED_LINE && after < 128 && B64[after] === 1) {
-          this.pieces.push(this.clean.slice(this.start, i))
-          this.start = i + 1
-          this.line = 0
-        } else this.endBase64(i)
+        if (c === 0x0a && line >= WRAPPED_LINE && after < 128 && ((ENCODED[after] as number) & IN_BASE64) !== 0) {
+          this.pieces.push(this.clean.slice(start, i))
+          start = i + 1
+          line = 0
+        } else {
+          if (length >= SCREEN_LIMITS.minBase64Decode && (kinds & UPPER) !== 0 && (kinds & LOWER) !== 0)
+            this.base64Run(start, i, length, (kinds & DIGIT) !== 0)
+          else if (this.pieces.length > 0) this.pieces = []
+          start = -1
+          length = line = kinds = 0
+        }
       }
     }
     if (this.spacedChain)
@@ -434,24 +482,19 @@ class EncodedScanner {
     return this.scan
   }
 
-  private endBase64(i: number): void {
-    if (this.length >= SCREEN_LIMITS.minBase64Decode && this.upper > 0 && this.lower > 0) {
-      if (this.digit > 0) this.scan.longestBase64 = Math.max(this.scan.longestBase64, this.length)
-      this.pieces.push(this.clean.slice(this.start, i))
-      pushDecoded(this.scan, decodeBase64(this.pieces.join('')))
-    }
-    this.start = -1
-    if (this.pieces.length > 0) this.pieces = []
-    this.length = this.upper = this.lower = this.digit = this.line = 0
+  /** A base64 run of `length` characters that mixes cases ends at `end`: measured and decoded. */
+  private base64Run(start: number, end: number, length: number, digits: boolean): void {
+    if (digits) this.scan.longestBase64 = Math.max(this.scan.longestBase64, length)
+    this.pieces.push(this.clean.slice(start, end))
+    pushDecoded(this.scan, decodeBase64(this.pieces.join('')))
+    this.pieces = []
   }
 
-  /** The hex run from `hexStart` ends at `i` (character `c`). */
-  private endHex(units: Uint8Array | Uint16Array, i: number, c: number): void {
-    const start = this.hexStart
-    const length = i - start
-    this.scan.longestHex = Math.max(this.scan.longestHex, length)
-    if (length >= SCREEN_LIMITS.minHexDecode) pushDecoded(this.scan, decodeHex(this.clean.slice(start, i)))
-    this.hexStart = -1
+  /** The hex run from `start` ends at `end` (character `c`). */
+  private endHex(units: Uint8Array | Uint16Array, start: number, end: number, c: number): void {
+    const length = end - start
+    if (length > this.scan.longestHex) this.scan.longestHex = length
+    if (length >= SCREEN_LIMITS.minHexDecode) pushDecoded(this.scan, decodeHex(this.clean.slice(start, end)))
     // A pair followed by a separator (the last two digits of a longer run may begin a chain): it
     // continues the chain when it is a run of its own that begins where the chain expects the
     // next pair (right there, or after `0x`).
@@ -464,10 +507,10 @@ class EncodedScanner {
     this.chain = continues ? this.chain + 1 : 1
     if (this.chain >= 8) this.spacedChain = true
     // One or two separators may follow; a third ends the chain after this pair.
-    const second = units[i + 1]
+    const second = units[end + 1]
     const two = second === 0x20 || second === 0x2c || second === 0x3a
-    const third = two ? units[i + 2] : undefined
-    this.chainNext = two && (third === 0x20 || third === 0x2c || third === 0x3a) ? -1 : i + (two ? 2 : 1)
+    const third = two ? units[end + 2] : undefined
+    this.chainNext = two && (third === 0x20 || third === 0x2c || third === 0x3a) ? -1 : end + (two ? 2 : 1)
   }
 }
 

@@ -689,9 +689,12 @@ export class LiteralIndex {
 
   /** The sets with a literal in `text` (a string, or its code units) and where start literals begin. */
   search(text: string | Uint8Array | Uint16Array, length = text.length): LiteralHits {
-    const sets = new Uint8Array(this.count)
-    const starts: Array<number[] | undefined> = new Array(this.groups)
     const { ascii, wide, width, next, output, outputs, startOutputs } = this
+    // Which outputs occurred: marked in the pass (one store), their sets afterwards (an output
+    // recurs often, its sets need marking once).
+    const seen = new Uint8Array(outputs.length)
+    const seenList: number[] = []
+    const starts: Array<number[] | undefined> = new Array(this.groups)
     let state = 0
     const string = typeof text === 'string'
     for (let i = 0; i < length; i++) {
@@ -700,7 +703,10 @@ export class LiteralIndex {
       state = next[state * width + a] as number
       const out = output[state] as number
       if (out === 0) continue
-      for (const set of outputs[out] as number[]) sets[set] = 1
+      if (seen[out] === 0) {
+        seen[out] = 1
+        seenList.push(out)
+      }
       const pairs = startOutputs[out] as number[]
       for (let k = 0; k < pairs.length; k += 2) {
         const group = pairs[k] as number
@@ -710,6 +716,8 @@ export class LiteralIndex {
         else list.push(at)
       }
     }
+    const sets = new Uint8Array(this.count)
+    for (const out of seenList) for (const set of outputs[out] as number[]) sets[set] = 1
     return { sets, starts }
   }
 }

@@ -762,7 +762,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     source: 'Wei et al. 2023 "Jailbroken" (Morse and other character encodings); Yuan et al. 2024 (ciphers)',
     test: p(
       ['folded'],
-      /\b(?:alfa|alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiskey|x-?ray|yankee|zulu)(?:[ .,/-]{1,5}(?:alfa|alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiskey|x-?ray|yankee|zulu)\b){3}|(?:^|\s)(?:[.-]{1,6} (?:\/ )?){7}[.-]{1,6}(?=\s|$)/,
+      /\b(?:alfa|alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiskey|x-?ray|yankee|zulu)(?:[ .,/-]{1,5}(?:alfa|alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiskey|x-?ray|yankee|zulu)\b){3}|(?<![^\s])(?:(?:[.-] |[.-][.-]{1,5} )(?:\/ )?){7}[.-]{1,6}(?=\s|$)/,
     ),
   },
   {
@@ -872,7 +872,12 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
     description:
       'Five or more words in a row ending in "ay" or "way" (Pig Latin: "ignoreway allway eviouspray").',
     source: 'Wei et al. 2023 "Jailbroken" (word-level obfuscation: Pig Latin); Yuan et al. 2024 (ciphers)',
-    test: p(['folded'], /(?:\b[a-z]{1,20}(?:way|ay)\b[ ,.;:!?]{1,3}){4}\b[a-z]{1,20}(?:way|ay)\b/),
+    // The first word is read from its ending back (a lookbehind), so that every match begins at
+    // "ay" or "way": only the places where those occur are tried (local-screen.ts).
+    test: p(
+      ['folded'],
+      /(?<=\b[a-z]{1,20})(?:way|ay)\b[ ,.;:!?]{1,3}(?:\b[a-z]{1,20}(?:way|ay)\b[ ,.;:!?]{1,3}){3}\b[a-z]{1,20}(?:way|ay)\b/,
+    ),
   },
   {
     id: 'obfuscation.spaced-letters',
