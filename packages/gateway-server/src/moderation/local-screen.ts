@@ -167,24 +167,43 @@ export function screenLocally(text: string): LocalScreen {
 
 function fires(rule: ScreenRule, views: Views, signals: Record<ScreenSignal, number> | undefined): boolean {
   const test = rule.test
+  if (test.kind === 'signal') return signals !== undefined && signals[test.signal] >= test.atLeast
   const n = views.n
-  switch (test.kind) {
-    case 'pattern':
-      return test.views.some((view, i) => !sameAsEarlier(n, test.views, i) && views.test(test.pattern, view))
-    case 'all':
-      return test.views.some(
-        (view, i) =>
-          !sameAsEarlier(n, test.views, i) && test.patterns.every((pattern) => views.test(pattern, view)),
-      )
-    case 'signal':
-      return signals !== undefined && signals[test.signal] >= test.atLeast
-    case 'spaced':
-      return test.views.some(
-        (view, i) =>
-          !sameAsEarlier(n, test.views, i) &&
-          longestSpacedRun(n[view], test.separators, unitsOf(n, view)) >= test.atLeast,
-      )
+  for (let i = 0; i < test.views.length; i++) {
+    if (sameAsEarlier(n, test.views, i)) continue
+    const view = test.views[i] as ScreenView
+    if (test.kind === 'pattern') {
+      if (views.test(test.pattern, view)) return true
+    } else if (test.kind === 'all') {
+      let every = true
+      for (const pattern of test.patterns) if (!(every = views.test(pattern, view))) break
+      if (every) return true
+    } else if (spacedRunAtLeast(n, view, test.separators, test.atLeast)) return true
   }
+  return false
+}
+
+/** Whether `view` holds a run of `atLeast` spaced letters (see {@link longestSpacedRun}). */
+function spacedRunAtLeast(n: NormalizedText, view: ScreenView, separators: string, atLeast: number): boolean {
+  const units = unitsOf(n, view)
+  // ASCII text (the views' units are bytes; the lower-case views hold no upper case): four spaced
+  // letters are needed for any run of four or more, and a regular expression rules them out far
+  // faster than the pass.
+  if (units instanceof Uint8Array && view !== 'clean' && atLeast >= 4 && !fourSpaced(separators).test(n[view]))
+    return false
+  return longestSpacedRun(n[view], separators, units) >= atLeast
+}
+
+const FOUR_SPACED = new Map<string, RegExp>()
+/** Four single letters of a lower-case ASCII text separated by one of `separators` each, not after a letter or digit. */
+function fourSpaced(separators: string): RegExp {
+  let pattern = FOUR_SPACED.get(separators)
+  if (!pattern) {
+    const sep = `[${separators.replace(/[\\\]^-]/g, '\\$&')}]`
+    pattern = new RegExp(`(?<![a-z0-9])[a-z]${sep}[a-z]${sep}[a-z]${sep}[a-z]`)
+    FOUR_SPACED.set(separators, pattern)
+  }
+  return pattern
 }
 
 const LETTER = /\p{L}/u
@@ -542,11 +561,11 @@ function pushDecoded(scan: EncodedScan, decoded: string): void {
 
 // Escapes decoded across the whole text when there are at least three of a kind: runs of %XX and
 // \xXX become UTF-8 bytes, \uXXXX and &#…; become code points.
-const ESCAPES: readonly [RegExp, RegExp, (match: string) => string][] = [
-  [/%[0-9a-fA-F]{2}/g, /(?:%[0-9a-fA-F]{2})+/g, (m) => bytesToText(m.replace(/%/g, ''))],
-  [/\\x[0-9a-fA-F]{2}/g, /(?:\\x[0-9a-fA-F]{2})+/g, (m) => bytesToText(m.replace(/\\x/g, ''))],
-  [/\\u[0-9a-fA-F]{4}/g, /\\u[0-9a-fA-F]{4}/g, (m) => String.fromCharCode(Number.parseInt(m.slice(2), 16))],
-  [/&#x?[0-9a-fA-F]{1,6};/g, /&#(x?)([0-9a-fA-F]{1,6});/g, entityToText],
+const ESCAPES: readonly [string, RegExp, RegExp, (match: string) => string][] = [
+  ['%', /%[0-9a-fA-F]{2}/g, /(?:%[0-9a-fA-F]{2})+/g, (m) => bytesToText(m.replace(/%/g, ''))],
+  ['\\x', /\\x[0-9a-fA-F]{2}/g, /(?:\\x[0-9a-fA-F]{2})+/g, (m) => bytesToText(m.replace(/\\x/g, ''))],
+  ['\\u', /\\u[0-9a-fA-F]{4}/g, /\\u[0-9a-fA-F]{4}/g, (m) => String.fromCharCode(Number.parseInt(m.slice(2), 16))],
+  ['&#', /&#x?[0-9a-fA-F]{1,6};/g, /&#(x?)([0-9a-fA-F]{1,6});/g, entityToText],
 ]
 
 function bytesToText(hex: string): string {
@@ -562,7 +581,9 @@ function entityToText(match: string): string {
 function unescapeAll(clean: string): string | undefined {
   let out = clean
   let changed = false
-  for (const [count, run, decode] of ESCAPES) {
+  for (const [marker, count, run, decode] of ESCAPES) {
+    // A native search for the escape's first characters rules most texts out at once.
+    if (!out.includes(marker)) continue
     let seen = 0
     for (const _ of out.matchAll(count)) if (++seen >= 3) break
     if (seen < 3) continue
