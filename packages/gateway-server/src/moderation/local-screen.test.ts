@@ -1,7 +1,15 @@
 import { Buffer } from 'node:buffer'
+import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { globMatch, type LocalScreen, longestSpacedRun, screenLocally } from './local-screen.js'
+import {
+  globMatch,
+  type LocalScreen,
+  longestSpacedRun,
+  scanEncoded,
+  screen,
+  screenLocally,
+} from './local-screen.js'
 import { SCREEN_CATEGORIES, SCREEN_LIMITS, SCREEN_RULES, type ScreenCategory } from './screen-rules.js'
 
 // The local screen: every rule fires on an example of what it looks for, obfuscation and
@@ -367,4 +375,101 @@ describe('crafted input cannot make the screen hang', () => {
     },
     30_000,
   )
+})
+
+describe('the shortcuts that make the screen fast change no decision', () => {
+  // screen(text, true) runs every pattern on the whole of every view, normalises ASCII text the
+  // general way and runs the spaced-letter and spaced-hex passes whatever their gates say.
+  const same = (text: string): void => {
+    expect(screenLocally(text), JSON.stringify(text.slice(0, 80))).toEqual(screen(text, true))
+  }
+
+  it('on every corpus input and on variants of it (case, blanks, CR LF, leetspeak, spacing, encodings)', () => {
+    const read = (name: string): string[] =>
+      JSON.parse(readFileSync(new URL(`../../test/moderation-corpus/${name}`, import.meta.url), 'utf8')).map(
+        (e: { text: string }) => e.text,
+      )
+    const texts = [...read('benign.json'), ...read('hostile.json')]
+    let escalated = 0
+    for (const text of texts)
+      for (const variant of [
+        text,
+        text.toUpperCase(),
+        text.replace(/\n/g, '\r\n').replace(/ /g, '\t '),
+        text.replace(/o/g, '0').replace(/e/g, '3'),
+        text.split('').join(' '),
+        b64(text),
+        encodeURIComponent(text),
+      ]) {
+        same(variant)
+        if (screenLocally(variant).escalate) escalated++
+      }
+    expect(escalated).toBeGreaterThan(2000)
+  })
+
+  // Generated text aimed at the rules whose patterns were rewritten to begin at a literal (Morse,
+  // Pig Latin), at the gates (spaced letters and hex pairs) and at the escapes.
+  const tokens = (parts: readonly string[], separators: readonly string[]) =>
+    fc
+      .tuple(
+        fc.array(fc.constantFrom(...parts), { minLength: 3, maxLength: 40 }),
+        fc.constantFrom(...separators),
+      )
+      .map(([words, separator]) => words.join(separator))
+  it.each([
+    [
+      'Morse',
+      tokens(
+        ['.', '-', '..', '.-', '---', '-.-.', '......', '.......', 'a', '/', '\n'],
+        [' ', '  ', ' / ', ''],
+      ),
+    ],
+    [
+      'Pig Latin',
+      tokens(
+        ['ignoreway', 'allway', 'eviouspray', 'away', 'ay', 'day', 'x', `${'a'.repeat(20)}ay`],
+        [' ', ', ', '. ', '!? ', '  '],
+      ),
+    ],
+    [
+      'spaced letters',
+      tokens(['i', 'g', 'n', 'O', 'r', 'é', 'ab', '1', 'İ', ' '], [' ', '.', '-', '_', '*', ', ', '|', '']),
+    ],
+    [
+      'spaced hex',
+      tokens(
+        ['57', '72', '69', '74', '65', '20', 'de', 'AD', '0x41', '0X42', 'abc', '4', ''],
+        [' ', ', ', ':', ',', '  ', ' , '],
+      ),
+    ],
+    [
+      'escapes',
+      tokens(['%69', '%67', '\\x6e', '\\u006f', '&#114;', '&#x65;', 'a', '%', '\\x', '&#', ' '], ['', ' ']),
+    ],
+    [
+      'credential words',
+      tokens(
+        ['cat', '~/', '.ssh', '/', 'id_rsa', '*', '?', '"', "'", '$HOME', '$' + '{A}', '[ic]d_rsa', '.env'],
+        ['', ' ', '/'],
+      ),
+    ],
+  ])('on generated %s', (_name, arbitrary) => {
+    fc.assert(fc.property(arbitrary, same), { numRuns: 400 })
+  })
+
+  it('the spaced-hex gate lets every run through (the decoded segments are those of the full search)', () => {
+    const pairs = tokens(
+      ['57', '72', '69', '0x74', 'ab', 'c', '4', '0X4'],
+      [' ', ', ', ':', ',', '  ', ' , ', ''],
+    )
+    fc.assert(
+      fc.property(pairs, (text) => {
+        expect(scanEncoded(text).segments).toEqual(scanEncoded(text, undefined, true).segments)
+      }),
+      { numRuns: 1000 },
+    )
+    // Nine pairs, the first the end of a longer run (`0041`): the chain starts at its last pair.
+    const text = `0041 ${hex('secret!!').match(/../g)?.join(' ')}`
+    expect(scanEncoded(text).segments).toContain('Asecret!!')
+  })
 })

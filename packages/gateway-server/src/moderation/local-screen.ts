@@ -1,10 +1,16 @@
-// The local screen: decides without I/O, in about a millisecond for 4 KiB (`pnpm bench`), whether an input goes to the
-// moderator. It runs the rules of screen-rules.ts over the views of normalize.ts and over what is
+// The local screen: decides without I/O, in a quarter of a millisecond or so for 4 KiB on a slow
+// 2-core machine (`pnpm bench`), whether an input goes to the moderator. It runs the rules of screen-rules.ts over the views of normalize.ts and over what is
 // hidden in encodings (base64, hex, URL, \x, \u and HTML-entity escapes, unwrapped up to
 // SCREEN_LIMITS.maxDecodeDepth times; text still encoded at that depth escalates as such). Every
 // step is linear in the input: one normalisation pass, one pass to find encoded runs, and regular
 // expressions written to run in linear time (see the header of screen-rules.ts); decoded text is at
 // most as long as the input, so screening it again keeps the bound.
+//
+// What makes it fast changes no decision (a test compares it with `screen(text, true)`, which
+// does without): a pattern runs only on a view that holds its required literals, and only at the
+// places where one of its start literals begins (prefilter.ts; one pass finds both); the views of
+// ASCII text are built in one pass over bytes; the per-character passes read code units from
+// typed arrays, not strings.
 //
 // The result names rules and categories only. The input text is never logged, stored or returned.
 
@@ -59,7 +65,7 @@ const LITERAL_SETS: string[][] = []
 const START_GROUPS: string[][] = []
 /** A literal's longest piece without blanks, lower-cased; undefined for one that is not ASCII or only blanks. */
 function inPlain(literal: string): string | undefined {
-  if (!/^[\x00-\x7f]*$/.test(literal)) return undefined
+  if (Buffer.byteLength(literal, 'utf8') !== literal.length) return undefined
   let longest = ''
   for (const piece of literal.toLowerCase().split(/\s+/)) if (piece.length > longest.length) longest = piece
   return longest.length > 0 ? longest : undefined
@@ -70,16 +76,16 @@ for (const pattern of PATTERNS) {
   const cleanGate: number[] = []
   for (const set of sets) {
     const pieces = set.map(inPlain)
-    if (pieces.every((piece) => piece !== undefined)) cleanGate.push(LITERAL_SETS.push(pieces as string[]) - 1)
+    if (pieces.every((piece) => piece !== undefined))
+      cleanGate.push(LITERAL_SETS.push(pieces as string[]) - 1)
   }
   const starts = startLiterals(pattern)
-  const start =
-    starts !== undefined && starts.every((literal) => literal.length >= 2)
-      ? {
-          group: START_GROUPS.push([...starts]) - 1,
-          sticky: new RegExp(pattern.source, `${pattern.flags.replace('g', '')}y`),
-        }
-      : undefined
+  const start = starts?.every((literal) => literal.length >= 2)
+    ? {
+        group: START_GROUPS.push([...starts]) - 1,
+        sticky: new RegExp(pattern.source, `${pattern.flags.replace('g', '')}y`),
+      }
+    : undefined
   PREFILTERS.set(pattern, { gate, cleanGate, start })
 }
 const INDEX = new LiteralIndex(LITERAL_SETS, START_GROUPS)
@@ -87,7 +93,11 @@ const INDEX = new LiteralIndex(LITERAL_SETS, START_GROUPS)
 /** The views of one input, with what the literal index found in each (one pass per distinct view). */
 class Views {
   private readonly found = new Map<string, LiteralHits>()
-  constructor(readonly n: NormalizedText) {}
+  constructor(
+    readonly n: NormalizedText,
+    /** Every pattern searched for in the whole view (no prefilter): see {@link screen}. */
+    readonly exhaustive = false,
+  ) {}
 
   private search(view: ScreenView): LiteralHits {
     const text = this.n[view]
@@ -101,7 +111,7 @@ class Views {
 
   test(pattern: RegExp, view: ScreenView): boolean {
     const text = this.n[view]
-    const prefilter = PREFILTERS.get(pattern)
+    const prefilter = this.exhaustive ? undefined : PREFILTERS.get(pattern)
     if (prefilter === undefined) return pattern.test(text)
     if (view === 'clean') {
       const found = this.search('plain')
@@ -132,13 +142,22 @@ class Views {
  * // ['override.ignore-previous', 'override.prompt-leak']
  */
 export function screenLocally(text: string): LocalScreen {
+  return screen(text, false)
+}
+
+/**
+ * The local screen; `exhaustive` turns off every shortcut that only saves time (the ASCII pass of
+ * normalisation, the literal prefilters and start places, the gates of the spaced-letter and
+ * spaced-hex passes), so that tests can show the shortcuts change no decision.
+ */
+export function screen(text: string, exhaustive: boolean): LocalScreen {
   // Over the length limit the decision is made: the rules would only add names to it, at a cost
   // proportional to the text (milliseconds for the longest message a tool accepts).
   if (text.length > SCREEN_LIMITS.maxLength)
     return { escalate: true, categories: ['oversized'], rules: ['oversized.length'] }
-  const normalized = normalizeForScreen(text)
-  const encoded = scanEncoded(normalized.clean, unitsOf(normalized, 'clean'))
-  const hidden = inspectDecoded(encoded, normalized.clean, 1)
+  const normalized = normalizeForScreen(text, exhaustive)
+  const encoded = scanEncoded(normalized.clean, unitsOf(normalized, 'clean'), exhaustive)
+  const hidden = inspectDecoded(encoded, normalized.clean, 1, exhaustive)
   const signals: Record<ScreenSignal, number> = {
     length: text.length,
     invisible: normalized.removed.invisible,
@@ -156,7 +175,7 @@ export function screenLocally(text: string): LocalScreen {
   }
   const rules: string[] = []
   const categories: ScreenCategory[] = []
-  const views = new Views(normalized)
+  const views = new Views(normalized, exhaustive)
   for (const rule of SCREEN_RULES) {
     if (!fires(rule, views, signals)) continue
     rules.push(rule.id)
@@ -175,21 +194,37 @@ function fires(rule: ScreenRule, views: Views, signals: Record<ScreenSignal, num
     if (test.kind === 'pattern') {
       if (views.test(test.pattern, view)) return true
     } else if (test.kind === 'all') {
-      let every = true
-      for (const pattern of test.patterns) if (!(every = views.test(pattern, view))) break
-      if (every) return true
-    } else if (spacedRunAtLeast(n, view, test.separators, test.atLeast)) return true
+      if (everyMatches(views, test.patterns, view)) return true
+    } else if (spacedRunAtLeast(n, view, test.separators, test.atLeast, views.exhaustive)) return true
   }
   return false
 }
 
+/** Whether every one of `patterns` matches somewhere in `view`. */
+function everyMatches(views: Views, patterns: readonly RegExp[], view: ScreenView): boolean {
+  for (const pattern of patterns) if (!views.test(pattern, view)) return false
+  return true
+}
+
 /** Whether `view` holds a run of `atLeast` spaced letters (see {@link longestSpacedRun}). */
-function spacedRunAtLeast(n: NormalizedText, view: ScreenView, separators: string, atLeast: number): boolean {
+function spacedRunAtLeast(
+  n: NormalizedText,
+  view: ScreenView,
+  separators: string,
+  atLeast: number,
+  exhaustive: boolean,
+): boolean {
   const units = unitsOf(n, view)
+  if (exhaustive) return longestSpacedRun(n[view], separators, units) >= atLeast
   // ASCII text (the views' units are bytes; the lower-case views hold no upper case): four spaced
   // letters are needed for any run of four or more, and a regular expression rules them out far
   // faster than the pass.
-  if (units instanceof Uint8Array && view !== 'clean' && atLeast >= 4 && !fourSpaced(separators).test(n[view]))
+  if (
+    units instanceof Uint8Array &&
+    view !== 'clean' &&
+    atLeast >= 4 &&
+    !fourSpaced(separators).test(n[view])
+  )
     return false
   return longestSpacedRun(n[view], separators, units) >= atLeast
 }
@@ -422,8 +457,12 @@ const WRAPPED_LINE = 40
 const SPACED_HEX = /(?:(?:0x)?[0-9a-fA-F][0-9a-fA-F][ ,:]{1,2}){8,}(?:0x)?[0-9a-fA-F][0-9a-fA-F]/g
 
 /** One pass over `clean`: base64 and hex runs, measured, and decoded where they hold printable text. */
-export function scanEncoded(clean: string, units: Uint8Array | Uint16Array = toUnits(clean)): EncodedScan {
-  return new EncodedScanner(clean).run(units)
+export function scanEncoded(
+  clean: string,
+  units: Uint8Array | Uint16Array = toUnits(clean),
+  exhaustive = false,
+): EncodedScan {
+  return new EncodedScanner(clean, exhaustive).run(units)
 }
 
 // For each ASCII character, what it can be part of: a base64 run (and which kind of character it
@@ -438,7 +477,8 @@ for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZ') ENCODED[c.charCodeAt(0)] = IN_BASE
 for (const c of 'abcdefghijklmnopqrstuvwxyz') ENCODED[c.charCodeAt(0)] = IN_BASE64 | LOWER
 for (const c of '0123456789') ENCODED[c.charCodeAt(0)] = IN_BASE64 | DIGIT
 for (const c of '+/-_') ENCODED[c.charCodeAt(0)] = IN_BASE64
-for (const c of '0123456789abcdefABCDEF') ENCODED[c.charCodeAt(0)] = (ENCODED[c.charCodeAt(0)] as number) | IN_HEX
+for (const c of '0123456789abcdefABCDEF')
+  ENCODED[c.charCodeAt(0)] = (ENCODED[c.charCodeAt(0)] as number) | IN_HEX
 
 /**
  * {@link scanEncoded}'s pass. The per-character state lives in local variables (fields or
@@ -455,7 +495,10 @@ class EncodedScanner {
   private chainNext = -1
   private spacedChain = false
 
-  constructor(private readonly clean: string) {}
+  constructor(
+    private readonly clean: string,
+    private readonly exhaustive: boolean,
+  ) {}
 
   run(units: Uint8Array | Uint16Array): EncodedScan {
     const n = units.length
@@ -482,7 +525,12 @@ class EncodedScanner {
         kinds |= flags
       } else if (start >= 0) {
         const after = i + 1 < n ? (units[i + 1] as number) : 0
-        if (c === 0x0a && line >= WRAPPED_LINE && after < 128 && ((ENCODED[after] as number) & IN_BASE64) !== 0) {
+        if (
+          c === 0x0a &&
+          line >= WRAPPED_LINE &&
+          after < 128 &&
+          ((ENCODED[after] as number) & IN_BASE64) !== 0
+        ) {
           this.pieces.push(this.clean.slice(start, i))
           start = i + 1
           line = 0
@@ -495,7 +543,7 @@ class EncodedScanner {
         }
       }
     }
-    if (this.spacedChain)
+    if (this.spacedChain || this.exhaustive)
       for (const match of this.clean.matchAll(SPACED_HEX))
         pushDecoded(this.scan, decodeHex(match[0].replace(/0x|[ ,:]/g, '')))
     return this.scan
@@ -564,7 +612,12 @@ function pushDecoded(scan: EncodedScan, decoded: string): void {
 const ESCAPES: readonly [string, RegExp, RegExp, (match: string) => string][] = [
   ['%', /%[0-9a-fA-F]{2}/g, /(?:%[0-9a-fA-F]{2})+/g, (m) => bytesToText(m.replace(/%/g, ''))],
   ['\\x', /\\x[0-9a-fA-F]{2}/g, /(?:\\x[0-9a-fA-F]{2})+/g, (m) => bytesToText(m.replace(/\\x/g, ''))],
-  ['\\u', /\\u[0-9a-fA-F]{4}/g, /\\u[0-9a-fA-F]{4}/g, (m) => String.fromCharCode(Number.parseInt(m.slice(2), 16))],
+  [
+    '\\u',
+    /\\u[0-9a-fA-F]{4}/g,
+    /\\u[0-9a-fA-F]{4}/g,
+    (m) => String.fromCharCode(Number.parseInt(m.slice(2), 16)),
+  ],
   ['&#', /&#x?[0-9a-fA-F]{1,6};/g, /&#(x?)([0-9a-fA-F]{1,6});/g, entityToText],
 ]
 
@@ -612,20 +665,21 @@ export function inspectDecoded(
   scan: EncodedScan,
   clean: string,
   depth: number,
+  exhaustive = false,
 ): { flagged: boolean; prose: boolean; tooDeep: boolean } {
   const prose = scan.segments.some((segment) => proseWords(segment) >= SCREEN_LIMITS.decodedProseWords)
   const unescaped = unescapeAll(clean)
   const hidden = unescaped === undefined ? scan.segments : [...scan.segments, unescaped]
   if (hidden.length === 0) return { flagged: false, prose, tooDeep: false }
-  const normalized = normalizeForScreen(hidden.join('\n'))
-  const views = new Views(normalized)
+  const normalized = normalizeForScreen(hidden.join('\n'), exhaustive)
+  const views = new Views(normalized, exhaustive)
   if (TEXT_RULES.some((rule) => fires(rule, views, undefined)))
     return { flagged: true, prose, tooDeep: false }
-  const inner = scanEncoded(normalized.clean, unitsOf(normalized, 'clean'))
+  const inner = scanEncoded(normalized.clean, unitsOf(normalized, 'clean'), exhaustive)
   if (depth >= SCREEN_LIMITS.maxDecodeDepth) {
     const tooDeep = inner.segments.length > 0 || unescapeAll(normalized.clean) !== undefined
     return { flagged: false, prose, tooDeep }
   }
-  const deeper = inspectDecoded(inner, normalized.clean, depth + 1)
+  const deeper = inspectDecoded(inner, normalized.clean, depth + 1, exhaustive)
   return { flagged: deeper.flagged, prose: prose || deeper.prose, tooDeep: deeper.tooDeep }
 }

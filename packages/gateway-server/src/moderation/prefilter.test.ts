@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { normalizeForScreen, type ScreenView } from './normalize.js'
-import { LiteralIndex, requiredLiterals } from './prefilter.js'
+import { LiteralIndex, requiredLiterals, startLiterals } from './prefilter.js'
 import { SCREEN_RULES } from './screen-rules.js'
 
 // The prefilter may only ever skip a pattern that cannot match: every match of a pattern must
@@ -200,7 +200,102 @@ describe('the prefilters of the screen rules', () => {
   })
 })
 
+describe('startLiterals', () => {
+  it.each([
+    [/password/, ['password']],
+    [/\b(?:ignore|forget)\b/, ['forget', 'ignore']],
+    // Cut to their first 8 characters.
+    [
+      /\b(?:ignore|forget) ?(?:all )?previous/,
+      ['forget a', 'forget p', 'forgetal', 'forgetpr', 'ignore a', 'ignore p', 'ignoreal', 'ignorepr'],
+    ],
+    [/(?:tell ?me|show) (?:the )?password/, ['show the', 'show pas', 'tell me ', 'tellme p', 'tellme t']],
+    [/(?<![^\s])(?:[.-] |[.-][.-]{1,5} )/, ['- ', '--', '-.', '. ', '.-', '..']],
+    [/(?<=\b[a-z]{1,20})(?:way|ay)\b/, ['ay', 'way']],
+    [/(?:ab){2}c/, ['ababc']],
+    [/a+b/, ['a']],
+    [/x?y/, ['xy', 'y']],
+    [/忽略|無視/u, ['忽略', '無視']],
+  ] as const)('every match of %s begins with one of %j', (pattern, expected) => {
+    expect([...(startLiterals(pattern) ?? [])].sort()).toEqual([...expected].sort())
+  })
+
+  it.each([
+    [/[a-z]+x/, 'a wide class'],
+    [/.+x/, 'any character'],
+    [/a*b/, 'may begin with `b` or `a`, and `a*` is not analysed'],
+    [/(?:foo)?\s/, 'may begin with a blank'],
+    [/ab|c*/, 'one branch may match nothing'],
+    [/password/i, 'case-insensitive patterns are not analysed'],
+  ])('%s has none (%s)', (pattern) => {
+    expect(startLiterals(pattern)).toBeUndefined()
+  })
+
+  const matchesFound = new Map<string, number>()
+  it.each(
+    SCREEN_RULES.flatMap((rule) => {
+      const test = rule.test
+      const patterns = test.kind === 'pattern' ? [test.pattern] : test.kind === 'all' ? test.patterns : []
+      return patterns.flatMap((pattern, i) => {
+        const starts = startLiterals(pattern)
+        return starts ? [[`${rule.id}#${i}`, pattern, starts] as const] : []
+      })
+    }),
+  )(
+    '%s: every match found in strings its pattern generates begins with a start literal',
+    (_id, pattern, starts) => {
+      const loose = new RegExp(withoutAssertions(pattern.source), pattern.flags)
+      const global = new RegExp(pattern.source, `${pattern.flags}g`)
+      let matches = 0
+      fc.assert(
+        fc.property(fc.stringMatching(loose), fc.string({ maxLength: 3 }), (core, before) => {
+          const text = before + core
+          for (const match of text.matchAll(global)) {
+            matches++
+            expect(
+              starts.some((literal) => text.startsWith(literal, match.index)),
+              JSON.stringify(text.slice(match.index, match.index + 30)),
+            ).toBe(true)
+          }
+        }),
+        { numRuns: 200 },
+      )
+      matchesFound.set(_id, matches)
+    },
+  )
+
+  it('those strings held matches of nearly every pattern (lookarounds the generator ignores rule out the rest)', () => {
+    const none = [...matchesFound].filter(([, count]) => count === 0).map(([id]) => id)
+    expect(matchesFound.size).toBeGreaterThan(40)
+    expect(none.length, none.join(', ')).toBeLessThanOrEqual(3)
+  })
+})
+
 describe('LiteralIndex', () => {
+  it('finds where the literals of each start group begin, like a search for each literal', () => {
+    const alphabet = fc.constantFrom('a', 'b', 'c', ' ', 'é', '忽')
+    const word = fc.array(alphabet, { minLength: 1, maxLength: 3 }).map((cs) => cs.join(''))
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(word, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.array(word, { minLength: 1, maxLength: 4 }), { maxLength: 4 }),
+        fc.array(alphabet, { maxLength: 30 }).map((cs) => cs.join('')),
+        (sets, groups, text) => {
+          const found = new LiteralIndex(sets, groups).search(text)
+          expect([...found.sets]).toEqual(sets.map((set) => (set.some((l) => text.includes(l)) ? 1 : 0)))
+          groups.forEach((literals, group) => {
+            const expected = new Set<number>()
+            for (const literal of literals)
+              for (let at = text.indexOf(literal); at >= 0; at = text.indexOf(literal, at + 1))
+                expected.add(at)
+            expect(new Set(found.starts[group] ?? [])).toEqual(expected)
+          })
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
   it('finds which sets have a literal in a text, like a search for each literal', () => {
     const alphabet = fc.constantFrom('a', 'b', 'c', ' ', 'é', '忽', '😀')
     const word = fc.array(alphabet, { minLength: 1, maxLength: 4 }).map((cs) => cs.join(''))

@@ -5,6 +5,10 @@
 // long alternations that a backtracking engine tries at every position; most texts lack the words
 // they need, and one pass that proves it is far cheaper than the attempt.
 //
+// Start literals are the same idea for where a match begins: strings one of which begins every
+// match. A pattern that begins with a long alternation is tried by the engine at every position;
+// tried only where a start literal begins (found in the same pass), it costs next to nothing.
+//
 // The analysis is conservative: what it does not understand (classes of many characters, `.`,
 // back-references, unbounded or optional repetition of anything but a fixed string) contributes
 // nothing, and a pattern it cannot bound at all gets no prefilter. Assertions (`^ $ \b`,
@@ -74,7 +78,8 @@ function requiredPieces(node: Node): Info[] {
   if (node.t !== 'rep') return [required(node)]
   const inner = required(node.x)
   // `x{2,}` of a fixed string: `xx` and then an unknown number more (keeps `ab+c` needing "ab").
-  if (inner.kind === 'exact' && node.min > 0 && node.max > node.min) return [repeat(inner, node.min, node.min), ANY]
+  if (inner.kind === 'exact' && node.min > 0 && node.max > node.min)
+    return [repeat(inner, node.min, node.min), ANY]
   return [repeat(inner, node.min, node.max)]
 }
 
@@ -103,8 +108,8 @@ const MAX_START_LENGTH = 8
  * before the position).
  *
  * @example
- * startLiterals(/\b(?:ignore|forget) ?(?:all )?previous/) // ['forget', 'ignore']
- * startLiterals(/(?<=\s)[.-]{2}/) // ['-', '.']
+ * startLiterals(/\b(?:ignore|forget)\b/) // ['forget', 'ignore']
+ * startLiterals(/(?<=\s)[.-]+ /) // ['-', '.']
  */
 export function startLiterals(pattern: RegExp): readonly string[] | undefined {
   if (pattern.flags.includes('i') || pattern.flags.includes('v')) return undefined
@@ -676,7 +681,9 @@ export class LiteralIndex {
         const tags = [...found]
         this.outputs.push(tags.filter((tag) => tag >= 0))
         this.startOutputs.push(
-          tags.filter((tag) => tag < 0).flatMap((tag) => [startGroup[-1 - tag], startLength[-1 - tag]] as number[]),
+          tags
+            .filter((tag) => tag < 0)
+            .flatMap((tag) => [startGroup[-1 - tag], startLength[-1 - tag]] as number[]),
         )
       }
     }
