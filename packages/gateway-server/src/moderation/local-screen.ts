@@ -15,7 +15,14 @@
 // The result names rules and categories only. The input text is never logged, stored or returned.
 
 import { Buffer } from 'node:buffer'
-import { type NormalizedText, normalizeForScreen, type ScreenView, toUnits, unitsOf } from './normalize.js'
+import {
+  type NormalizedText,
+  normalizeForScreen,
+  Scratch,
+  type ScreenView,
+  toUnits,
+  unitsOf,
+} from './normalize.js'
 import { type LiteralHits, LiteralIndex, requiredLiterals, startLiterals } from './prefilter.js'
 import {
   CREDENTIAL_PATHS,
@@ -90,6 +97,9 @@ for (const pattern of PATTERNS) {
 }
 const INDEX = new LiteralIndex(LITERAL_SETS, START_GROUPS)
 
+// The memory of the views of the input (0) and of what it hides, at each depth of unwrapping.
+const SCRATCH = Array.from({ length: SCREEN_LIMITS.maxDecodeDepth + 1 }, () => new Scratch())
+
 /** The views of one input, with what the literal index found in each (one pass per distinct view). */
 class Views {
   private readonly found = new Map<string, LiteralHits>()
@@ -155,7 +165,7 @@ export function screen(text: string, exhaustive: boolean): LocalScreen {
   // proportional to the text (milliseconds for the longest message a tool accepts).
   if (text.length > SCREEN_LIMITS.maxLength)
     return { escalate: true, categories: ['oversized'], rules: ['oversized.length'] }
-  const normalized = normalizeForScreen(text, exhaustive)
+  const normalized = normalizeForScreen(text, exhaustive, SCRATCH[0])
   const encoded = scanEncoded(normalized.clean, unitsOf(normalized, 'clean'), exhaustive)
   const hidden = inspectDecoded(encoded, normalized.clean, 1, exhaustive)
   const signals: Record<ScreenSignal, number> = {
@@ -671,7 +681,7 @@ export function inspectDecoded(
   const unescaped = unescapeAll(clean)
   const hidden = unescaped === undefined ? scan.segments : [...scan.segments, unescaped]
   if (hidden.length === 0) return { flagged: false, prose, tooDeep: false }
-  const normalized = normalizeForScreen(hidden.join('\n'), exhaustive)
+  const normalized = normalizeForScreen(hidden.join('\n'), exhaustive, SCRATCH[depth])
   const views = new Views(normalized, exhaustive)
   if (TEXT_RULES.some((rule) => fires(rule, views, undefined)))
     return { flagged: true, prose, tooDeep: false }

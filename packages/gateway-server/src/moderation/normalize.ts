@@ -182,6 +182,20 @@ function views(clean: string, foldedSource: string | undefined, removed: Removed
   return { clean, plain, folded, leet, compact, removed }
 }
 
+/**
+ * Memory reused from one screening to the next (the screen is synchronous), as the views of
+ * every input would otherwise be new memory outside the heap: allocated at thousands of inputs
+ * a second, it makes the collector run far more often.
+ */
+export class Scratch {
+  private buffer = Buffer.alloc(0)
+  /** A buffer of at least `size` bytes; its contents are left over from the last use. */
+  bytes(size: number): Buffer {
+    if (this.buffer.length < size) this.buffer = Buffer.alloc(Math.max(size, 2 * this.buffer.length))
+    return this.buffer
+  }
+}
+
 const latin1 = (bytes: Uint8Array, length: number): string =>
   Buffer.from(bytes.buffer, bytes.byteOffset, length).toString('latin1')
 
@@ -194,11 +208,11 @@ const latin1 = (bytes: Uint8Array, length: number): string =>
  * array is several times faster than `charCodeAt`), and every view is a flat string (reading a
  * sliced or concatenated string is about twice as slow, and the rules read each view often).
  */
-function asciiViews(text: string, removed: RemovedCounts): NormalizedText | undefined {
+function asciiViews(text: string, removed: RemovedCounts, scratch?: Scratch): NormalizedText | undefined {
   const n = text.length
-  // One allocation for the four views' bytes (kept in `units`); a plain typed array over the
+  // The four views' bytes in one buffer (kept in `units`), and a plain typed array over the
   // text's bytes, as indexing a Buffer (a subclass) is slower.
-  const memory = Buffer.alloc(4 * n)
+  const memory = scratch === undefined ? Buffer.alloc(4 * n) : scratch.bytes(4 * n)
   memory.write(text, 0, n, 'latin1')
   const clean = new Uint8Array(memory.buffer, memory.byteOffset, n)
   const plain = new Uint8Array(memory.buffer, memory.byteOffset + n, n)
@@ -274,11 +288,12 @@ function asciiViews(text: string, removed: RemovedCounts): NormalizedText | unde
  * plain letters (NFKC); zero-width, bidirectional, tag and control characters are dropped and
  * counted; look-alikes are folded to Latin in `folded`, `leet` and `compact`.
  *
- * `general` skips the faster pass for ASCII text (tests compare the two).
+ * `general` skips the faster pass for ASCII text (tests compare the two). With `scratch`, the
+ * views' bytes (`units`) are written there, valid until the next call with the same scratch.
  *
  * @example normalizeForScreen('ＩＧＮ\u200bОRE').compact === 'ignore'
  */
-export function normalizeForScreen(text: string, general = false): NormalizedText {
+export function normalizeForScreen(text: string, general = false, scratch?: Scratch): NormalizedText {
   const nfkc = text.normalize('NFKC')
   const removed: RemovedCounts = {
     invisible: 0,
@@ -292,7 +307,7 @@ export function normalizeForScreen(text: string, general = false): NormalizedTex
   // Every character below 0x80 (UTF-8 as long as UTF-16: a native count, far cheaper than a
   // regular expression), and then no control characters but tab and line breaks.
   if (!general && Buffer.byteLength(nfkc, 'utf8') === nfkc.length) {
-    const ascii = asciiViews(nfkc, removed)
+    const ascii = asciiViews(nfkc, removed, scratch)
     if (ascii !== undefined) return ascii
   }
 
