@@ -1,0 +1,19 @@
+export { PresetError, type PresetErrorCode } from './errors.js'
+export {
+  type Confirmation,
+  createPresets,
+  OPENAI_COMPATIBLE_PACKAGE,
+  type OperatorPolicy,
+  type PresetInput,
+  type PresetRuntime,
+  type Presets,
+  type SaveResult,
+} from './presets.js'
+export {
+  baseUrlAdvice,
+  checkBaseUrl,
+  checkModelId,
+  checkPresetId,
+  checkPresetName,
+  describeUrl,
+} from './validate.js'
