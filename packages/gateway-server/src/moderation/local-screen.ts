@@ -160,16 +160,21 @@ export function screenLocally(text: string): LocalScreen {
  * normalisation, the literal prefilters and start places, the gates of the spaced-letter and
  * spaced-hex passes), so that tests can show the shortcuts change no decision.
  */
+const OVERSIZED: LocalScreen = { escalate: true, categories: ['oversized'], rules: ['oversized.length'] }
+
 export function screen(text: string, exhaustive: boolean): LocalScreen {
   // Over the length limit the decision is made: the rules would only add names to it, at a cost
   // proportional to the text (milliseconds for the longest message a tool accepts).
-  if (text.length > SCREEN_LIMITS.maxLength)
-    return { escalate: true, categories: ['oversized'], rules: ['oversized.length'] }
-  const normalized = normalizeForScreen(text, exhaustive, SCRATCH[0])
+  if (text.length > SCREEN_LIMITS.maxLength) return OVERSIZED
+  // The same limit once NFKC has expanded compatibility characters (one U+FDFA is 18 letters):
+  // 8 000 of them would make 144 000 characters to screen, hundreds of times the usual cost.
+  const nfkc = text.normalize('NFKC')
+  if (nfkc.length > SCREEN_LIMITS.maxLength) return OVERSIZED
+  const normalized = normalizeForScreen(nfkc, exhaustive, SCRATCH[0])
   const encoded = scanEncoded(normalized.clean, unitsOf(normalized, 'clean'), exhaustive)
   const hidden = inspectDecoded(encoded, normalized.clean, 1, exhaustive)
   const signals: Record<ScreenSignal, number> = {
-    length: text.length,
+    length: nfkc.length,
     invisible: normalized.removed.invisible,
     invisibleInWord: normalized.removed.invisibleInWord,
     bidi: normalized.removed.bidi,
@@ -181,6 +186,7 @@ export function screen(text: string, exhaustive: boolean): LocalScreen {
     decodedFlagged: hidden.flagged ? 1 : 0,
     decodedProse: hidden.prose ? 1 : 0,
     decodedTooDeep: hidden.tooDeep ? 1 : 0,
+    decodedOversized: hidden.oversized ? 1 : 0,
     hiddenCredentialPath: hiddenCredentialPaths(normalized.plain, unitsOf(normalized, 'plain')),
   }
   const rules: string[] = []
@@ -671,25 +677,37 @@ function proseWords(text: string): number {
  * to the depth limit, and `tooDeep` says that text at the limit still holds an encoding. `prose`
  * is set by base64/hex segments only (unescaped text keeps its words).
  */
-export function inspectDecoded(
-  scan: EncodedScan,
-  clean: string,
-  depth: number,
-  exhaustive = false,
-): { flagged: boolean; prose: boolean; tooDeep: boolean } {
+export function inspectDecoded(scan: EncodedScan, clean: string, depth: number, exhaustive = false): Hidden {
   const prose = scan.segments.some((segment) => proseWords(segment) >= SCREEN_LIMITS.decodedProseWords)
   const unescaped = unescapeAll(clean)
   const hidden = unescaped === undefined ? scan.segments : [...scan.segments, unescaped]
-  if (hidden.length === 0) return { flagged: false, prose, tooDeep: false }
-  const normalized = normalizeForScreen(hidden.join('\n'), exhaustive, SCRATCH[depth])
+  if (hidden.length === 0) return { flagged: false, prose, tooDeep: false, oversized: false }
+  // Decoded text is at most about 1.75 times the input (the text unescaped, plus what its base64
+  // holds); NFKC could multiply it (decoded U+FDFA), so its normalised length is bounded too.
+  const decoded = hidden.join('\n').normalize('NFKC')
+  if (decoded.length > SCREEN_LIMITS.maxDecodedLength)
+    return { flagged: false, prose, tooDeep: false, oversized: true }
+  const normalized = normalizeForScreen(decoded, exhaustive, SCRATCH[depth])
   const views = new Views(normalized, exhaustive)
   if (TEXT_RULES.some((rule) => fires(rule, views, undefined)))
-    return { flagged: true, prose, tooDeep: false }
+    return { flagged: true, prose, tooDeep: false, oversized: false }
   const inner = scanEncoded(normalized.clean, unitsOf(normalized, 'clean'), exhaustive)
   if (depth >= SCREEN_LIMITS.maxDecodeDepth) {
     const tooDeep = inner.segments.length > 0 || unescapeAll(normalized.clean) !== undefined
-    return { flagged: false, prose, tooDeep }
+    return { flagged: false, prose, tooDeep, oversized: false }
   }
   const deeper = inspectDecoded(inner, normalized.clean, depth + 1, exhaustive)
-  return { flagged: deeper.flagged, prose: prose || deeper.prose, tooDeep: deeper.tooDeep }
+  return { ...deeper, prose: prose || deeper.prose }
+}
+
+/** What {@link inspectDecoded} found in the text the encodings hide. */
+interface Hidden {
+  /** A text rule fired on it. */
+  readonly flagged: boolean
+  /** A base64 or hex segment decodes to prose. */
+  readonly prose: boolean
+  /** Still encoded at the depth limit. */
+  readonly tooDeep: boolean
+  /** Longer than SCREEN_LIMITS.maxDecodedLength once normalised: not screened further. */
+  readonly oversized: boolean
 }

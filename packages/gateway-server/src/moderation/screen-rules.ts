@@ -48,6 +48,7 @@ export type ScreenSignal =
   | 'decodedFlagged'
   | 'decodedProse'
   | 'decodedTooDeep'
+  | 'decodedOversized'
   | 'hiddenCredentialPath'
 
 /**
@@ -96,6 +97,12 @@ export const SCREEN_LIMITS = {
   decodedProseWords: 10,
   /** Encodings inside encodings are unwrapped this many times. */
   maxDecodeDepth: 2,
+  /**
+   * Decoded text longer than this once normalised escalates unscreened. Decoding makes at most
+   * about 1.75 times the input (all of it unescaped, plus what its base64 holds): only NFKC
+   * expansion goes past twice the input limit.
+   */
+  maxDecodedLength: 16000,
 } as const
 
 /**
@@ -892,8 +899,15 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   {
     id: 'oversized.length',
     category: 'oversized',
-    description: `An input longer than ${SCREEN_LIMITS.maxLength} characters.`,
+    description: `An input longer than ${SCREEN_LIMITS.maxLength} characters, as sent or once NFKC has expanded its compatibility characters (U+FDFA alone becomes 18 letters).`,
     source: 'OWASP LLM10:2025 Unbounded Consumption; OWASP LLM01:2025 (instructions hidden in long context)',
     test: s('length', SCREEN_LIMITS.maxLength + 1),
+  },
+  {
+    id: 'oversized.decoded',
+    category: 'oversized',
+    description: `Escapes or encoded runs that decode, once normalised, to more than ${SCREEN_LIMITS.maxDecodedLength} characters (compatibility characters that NFKC multiplies): more than the screen reads.`,
+    source: 'OWASP LLM10:2025 Unbounded Consumption; Unicode UAX #15 (NFKC expansion factors up to 18)',
+    test: s('decodedOversized', 1),
   },
 ]
