@@ -274,6 +274,47 @@ describe('the ASCII pass', () => {
     expect(n.units).toBeDefined()
     for (const view of ['clean', 'plain', 'folded', 'leet', 'compact'] as const)
       expect(Buffer.from(n.units?.[view] ?? []).toString('latin1')).toBe(n[view])
-    expect(normalizeForScreen('іgnore').units).toBeUndefined()
+    // Other text hands over UTF-16 units of the views its pass made.
+    const other = normalizeForScreen('іgnore')
+    expect(other.units?.folded).toBeInstanceOf(Uint16Array)
+    expect(other.units?.clean).toBeUndefined()
+  })
+})
+
+describe('the views of text that is not ASCII', () => {
+  it('are those of the definition: marks stripped after NFD, leetspeak read, letters kept (any Unicode text)', () => {
+    // The definition, as the views were once computed with Unicode-aware regular expressions.
+    const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g', '@': 'a', $: 's', '!': 'i' }
+    const reference = (folded: string) => {
+      const stripped = folded.normalize('NFD').split(/\p{M}+/u).join('')
+      const leet = [...stripped].map((ch) => LEET[ch] ?? ch).join('')
+      return { folded: stripped, leet, compact: leet.split(/[^\p{L}]+/u).join('') }
+    }
+    const text = fc
+      .array(
+        fc.oneof(
+          fc.constantFrom('é', 'ñ', 'ü', 'Å', 'ǅ', 'ﬁ', 'ẞ', 'İ', 'ı', 'Σ', 'ς', 'й', 'ё', 'Ⅻ', '①', '𝐀', '😀', '🏴', '\u0301', '\u20dd', '\ud834\udd65'),
+          fc.constantFrom('a', 'Z', '0', '1', '3', '@', '$', '!', ' ', '\t', '\n', '-', '.'),
+          // Lone surrogates, also a pair split by a mark that NFD removes (found by this test).
+          fc.constantFrom('\ud800', '\udc00', '\ud800\ud834\udd65\udc00', '\u200b', '\u202e', '\u00ad', '\u3000', '\u00a0'),
+          fc.string({ unit: 'grapheme', maxLength: 4 }),
+        ),
+        { maxLength: 40 },
+      )
+      .map((parts) => parts.join(''))
+    fc.assert(
+      fc.property(text, (input) => {
+        const n = normalizeForScreen(input, true)
+        // `folded` is built from the same NFD text both ways; compare the derived views with the
+        // definition applied to it.
+        const expected = reference(n.folded)
+        expect({ folded: n.folded, leet: n.leet, compact: n.compact }).toEqual(expected)
+        for (const view of ['folded', 'leet', 'compact'] as const) {
+          const units = n.units?.[view]
+          if (units) expect(String.fromCharCode(...units)).toBe(n[view])
+        }
+      }),
+      { numRuns: 3000 },
+    )
   })
 })

@@ -47,8 +47,8 @@ export type ScreenView = keyof ScreenViews
 /** The normalised input: its views and what normalisation removed. */
 export interface NormalizedText extends ScreenViews {
   removed: RemovedCounts
-  /** The code units of some views, where normalisation made them anyway (ASCII text: bytes). */
-  units?: Partial<Record<ScreenView, Uint8Array>>
+  /** The code units of some views, where normalisation made them anyway (bytes for ASCII text). */
+  units?: Partial<Record<ScreenView, Uint8Array | Uint16Array>>
 }
 
 /**
@@ -104,18 +104,10 @@ const LEET: Record<string, string> = {
   '!': 'i',
 }
 
-const LEET_CHAR = /[013457890@$!]/
+
 // LEET as a code-unit table, applied in one pass (a replace callback per digit is slow on long input).
 const LEET_UNITS = new Uint16Array(128)
 for (const [from, to] of Object.entries(LEET)) LEET_UNITS[from.charCodeAt(0)] = to.charCodeAt(0)
-function readLeet(s: string): string {
-  const units = new Uint16Array(s.length)
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    units[i] = (c < 128 && LEET_UNITS[c]) || c
-  }
-  return fromCodeUnits(units, s.length)
-}
 
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u
 
@@ -166,20 +158,104 @@ function collapse(s: string): string {
   return s.replace(/(?: [^\S\n]|[^\S\n ])[^\S\n]*/g, ' ').replace(/ ?\n[\n ]*/g, '\n')
 }
 
-function views(clean: string, foldedSource: string | undefined, removed: RemovedCounts): NormalizedText {
+// The category of each BMP code unit, filled as met (0 unknown, else one of the three): one
+// regular expression test per distinct character instead of a Unicode-aware split per view.
+const LETTER_UNIT = 1
+const MARK_UNIT = 2
+const OTHER_UNIT = 3
+const UNIT_CATEGORY = new Uint8Array(0x10000)
+const IS_LETTER = /^\p{L}$/u
+const IS_MARK = /^\p{M}$/u
+function categoryOf(cp: number): number {
+  const ch = String.fromCodePoint(cp)
+  return IS_LETTER.test(ch) ? LETTER_UNIT : IS_MARK.test(ch) ? MARK_UNIT : OTHER_UNIT
+}
+function unitCategory(unit: number): number {
+  let known = UNIT_CATEGORY[unit] as number
+  if (known === 0) {
+    // A lone surrogate is neither a letter nor a mark.
+    known = unit >= 0xd800 && unit <= 0xdfff ? OTHER_UNIT : categoryOf(unit)
+    UNIT_CATEGORY[unit] = known
+  }
+  return known
+}
+
+/**
+ * The views of text that is not plain ASCII. `plain` is `clean` with blanks collapsed, lower
+ * case; `folded` is `foldedSource` (look-alikes folded) the same way, decomposed (NFD) and
+ * without its combining marks; `leet` reads leetspeak in it and `compact` keeps its letters. The
+ * last three come from one pass over `folded`'s code units (a Unicode-aware split per view costs
+ * several times more), which also hands their units over to the screen's passes.
+ */
+function views(clean: string, foldedSource: string, removed: RemovedCounts): NormalizedText {
   const plain = collapse(clean).toLowerCase()
-  // ASCII text has nothing to fold (`foldedSource` undefined): `folded` is `plain`.
-  const folded =
-    foldedSource === undefined
-      ? plain
-      : collapse(foldedSource)
-          .toLowerCase()
-          .normalize('NFD')
-          .split(/\p{M}+/u)
-          .join('')
-  const leet = LEET_CHAR.test(folded) ? readLeet(folded) : folded
-  const compact = leet.split(/[^\p{L}]+/u).join('')
-  return { clean, plain, folded, leet, compact, removed }
+  const decomposed = collapse(foldedSource).toLowerCase().normalize('NFD')
+  const source = toUnits(decomposed)
+  const n = source.length
+  const folded = new Uint16Array(n)
+  const leet = new Uint16Array(n)
+  const compact = new Uint16Array(n)
+  let f = 0
+  let c = 0
+  let leetDiffers = false
+  // The last unit written is a high surrogate without its low half.
+  let loneHigh = false
+  for (let i = 0; i < n; i++) {
+    const unit = source[i] as number
+    const low = i + 1 < n ? (source[i + 1] as number) : 0
+    if (unit >= 0xd800 && unit <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) {
+      // A surrogate pair: one code point beyond the BMP (not cached; rare).
+      const category = categoryOf(((unit - 0xd800) << 10) + (low - 0xdc00) + 0x10000)
+      i++
+      if (category === MARK_UNIT) continue
+      loneHigh = false
+      folded[f] = leet[f] = unit
+      folded[f + 1] = leet[f + 1] = low
+      f += 2
+      if (category === LETTER_UNIT) {
+        compact[c++] = unit
+        compact[c++] = low
+      }
+      continue
+    }
+    const category = unitCategory(unit)
+    if (category === MARK_UNIT) continue
+    // A lone low surrogate right after a lone high one (a mark between them was removed) makes a
+    // code point of the two in the views: `compact` keeps it when it is a letter.
+    if (unit >= 0xdc00 && unit <= 0xdfff && loneHigh && f > 0) {
+      const high = folded[f - 1] as number
+      if (categoryOf(((high - 0xd800) << 10) + (unit - 0xdc00) + 0x10000) === LETTER_UNIT) {
+        compact[c++] = high
+        compact[c++] = unit
+      }
+      folded[f] = leet[f] = unit
+      f++
+      loneHigh = false
+      continue
+    }
+    loneHigh = unit >= 0xd800 && unit <= 0xdbff
+    folded[f] = unit
+    // Leetspeak digits and symbols read as letters (which `compact` keeps).
+    const read = unit < 128 ? (LEET_UNITS[unit] as number) || unit : unit
+    if (read !== unit) leetDiffers = true
+    leet[f++] = read
+    if (read !== unit || category === LETTER_UNIT) compact[c++] = read
+  }
+  const foldedText = fromCodeUnits(folded, f)
+  const foldedUnits = folded.subarray(0, f)
+  return {
+    clean,
+    plain,
+    folded: foldedText,
+    leet: leetDiffers ? fromCodeUnits(leet, f) : foldedText,
+    compact: fromCodeUnits(compact, c),
+    removed,
+    units: {
+      folded: foldedUnits,
+      leet: leetDiffers ? leet.subarray(0, f) : foldedUnits,
+      compact: compact.subarray(0, c),
+    },
+  }
 }
 
 /**

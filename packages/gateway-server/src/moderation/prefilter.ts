@@ -585,10 +585,8 @@ export interface LiteralHits {
  * index.search('forget it, ignore it').starts // [[0, 11]]
  */
 export class LiteralIndex {
-  /** Character code (below 128) → alphabet index; 0 is every character no literal uses. */
-  private readonly ascii = new Uint8Array(128)
-  /** The same for characters from 128 up. */
-  private readonly wide = new Map<number, number>()
+  /** UTF-16 code unit → alphabet index; 0 is every code unit no literal uses (one lookup, no map). */
+  private readonly alphabet = new Uint8Array(0x10000)
   private readonly width: number
   /** state × alphabet → next state. */
   private readonly next: Uint32Array
@@ -606,16 +604,8 @@ export class LiteralIndex {
     this.groups = starts.length
     let letters = 1
     const letter = (code: number): number => {
-      if (code < 128) {
-        if (this.ascii[code] === 0) this.ascii[code] = letters++
-        return this.ascii[code] as number
-      }
-      let at = this.wide.get(code)
-      if (at === undefined) {
-        at = letters++
-        this.wide.set(code, at)
-      }
-      return at
+      if (this.alphabet[code] === 0) this.alphabet[code] = letters++
+      return this.alphabet[code] as number
     }
     // The trie of every literal; `ends` holds what each state completes: a set `s` as `s`, the
     // start literal numbered `k` as `-1 - k` (its group and length in `startGroup`/`startLength`).
@@ -696,7 +686,7 @@ export class LiteralIndex {
 
   /** The sets with a literal in `text` (a string, or its code units) and where start literals begin. */
   search(text: string | Uint8Array | Uint16Array, length = text.length): LiteralHits {
-    const { ascii, wide, width, next, output, outputs, startOutputs } = this
+    const { alphabet, width, next, output, outputs, startOutputs } = this
     // Which outputs occurred: marked in the pass (one store), their sets afterwards (an output
     // recurs often, its sets need marking once).
     const seen = new Uint8Array(outputs.length)
@@ -706,8 +696,7 @@ export class LiteralIndex {
     const string = typeof text === 'string'
     for (let i = 0; i < length; i++) {
       const code = string ? text.charCodeAt(i) : (text[i] as number)
-      const a = code < 128 ? (ascii[code] as number) : (wide.get(code) ?? 0)
-      state = next[state * width + a] as number
+      state = next[state * width + (alphabet[code] as number)] as number
       const out = output[state] as number
       if (out === 0) continue
       if (seen[out] === 0) {
