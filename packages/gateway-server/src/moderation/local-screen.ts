@@ -236,7 +236,12 @@ function spacedRunAtLeast(
   // spaced letters are needed for any run of four or more, and a regular expression rules them
   // out far faster than the pass. (Not on other text: with `\p{L}` the expression is slower than
   // the pass.)
-  if (units instanceof Uint8Array && view !== 'clean' && atLeast >= 4 && !fourSpaced(separators).test(n[view]))
+  if (
+    units instanceof Uint8Array &&
+    view !== 'clean' &&
+    atLeast >= 4 &&
+    !fourSpaced(separators).test(n[view])
+  )
     return false
   return longestSpacedRun(n[view], separators, units) >= atLeast
 }

@@ -104,7 +104,6 @@ const LEET: Record<string, string> = {
   '!': 'i',
 }
 
-
 // LEET as a code-unit table, applied in one pass (a replace callback per digit is slow on long input).
 const LEET_UNITS = new Uint16Array(128)
 for (const [from, to] of Object.entries(LEET)) LEET_UNITS[from.charCodeAt(0)] = to.charCodeAt(0)
@@ -132,6 +131,29 @@ function classify(cp: number): CharClass {
   if (cp >= 0xe0100 && cp <= 0xe01ef) return 'invisible'
   return 'keep'
 }
+
+// classify() as numbers, and for every BMP code point once (a table lookup per character).
+const KEEP = 0
+const INVISIBLE = 1
+const BIDI = 2
+const MARK = 3
+const TAG = 4
+const CONTROL = 5
+const NEWLINE = 6
+const KIND_CODE: Record<CharClass, number> = {
+  keep: KEEP,
+  invisible: INVISIBLE,
+  bidi: BIDI,
+  mark: MARK,
+  tag: TAG,
+  control: CONTROL,
+  newline: NEWLINE,
+}
+const KIND_BMP = new Uint8Array(0x10000)
+for (let cp = 0; cp <= 0xffff; cp++) KIND_BMP[cp] = KIND_CODE[classify(cp)]
+// CONFUSABLES as a table (all of them are in the BMP): 0 where a code point has no look-alike.
+const CONFUSABLE_UNIT = new Uint16Array(0x10000)
+for (const [cp, latin] of CONFUSABLES) CONFUSABLE_UNIT[cp] = latin.charCodeAt(0)
 
 const isAsciiAlnum = (c: number): boolean =>
   (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
@@ -388,13 +410,14 @@ export function normalizeForScreen(text: string, general = false, scratch?: Scra
   }
 
   // `clean` is copied from `nfkc` a run of kept characters at a time (`run` is where the pending
-  // run starts); `folded` (never longer than `nfkc`) is written a code unit at a time.
+  // run starts); `folded` (never longer than `nfkc`) is written a code unit at a time. The state
+  // lives in local variables (shared with helper closures it would be kept in memory: several
+  // times slower on every character), and characters are classified through tables.
+  const units = toUnits(nfkc)
+  const n = units.length
   let clean = ''
   let run = 0
-  const flush = (end: number): void => {
-    if (end > run) clean += nfkc.slice(run, end)
-  }
-  const folded = new Uint16Array(nfkc.length)
+  const folded = new Uint16Array(n)
   let length = 0
   // The last kept code point (invisibles skipped), an invisible waiting for its right-hand
   // neighbour, and the state of the current word for mixed-script detection.
@@ -403,49 +426,55 @@ export function normalizeForScreen(text: string, general = false, scratch?: Scra
   let inFlag = false
   let wordAscii = false
   let wordSpoofed = false
-  const endWord = (): void => {
-    if (wordAscii && wordSpoofed) removed.spoofedWords++
-    wordAscii = false
-    wordSpoofed = false
-  }
-  for (let i = 0; i < nfkc.length; i++) {
+  for (let i = 0; i < n; i++) {
     const start = i
-    const cp = nfkc.codePointAt(i)!
-    if (cp > 0xffff) i++
-    const kind = classify(cp)
-    if (kind === 'keep') {
+    let cp = units[i] as number
+    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < n) {
+      const low = units[i + 1] as number
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        cp = ((cp - 0xd800) << 10) + (low - 0xdc00) + 0x10000
+        i++
+      }
+    }
+    const kind = cp <= 0xffff ? (KIND_BMP[cp] as number) : KIND_CODE[classify(cp)]
+    if (kind === KEEP) {
       if (pendingInWord && isAsciiAlnum(cp)) removed.invisibleInWord++
       pendingInWord = false
       inFlag = cp === 0x1f3f4
       prev = cp
-      const look = CONFUSABLES.get(cp)
-      if (look !== undefined) {
+      const look = cp <= 0xffff ? (CONFUSABLE_UNIT[cp] as number) : 0
+      if (look !== 0) {
         removed.confusables++
         // Dotless ı is a letter of the Turkish and Azerbaijani alphabets: folded, not a spoof.
         if (cp !== 0x131) wordSpoofed = true
-        folded[length++] = look.charCodeAt(0)
+        folded[length++] = look
         continue
       }
-      folded[length++] = nfkc.charCodeAt(start)
-      if (cp > 0xffff) folded[length++] = nfkc.charCodeAt(start + 1)
+      folded[length++] = units[start] as number
+      if (cp > 0xffff) folded[length++] = units[start + 1] as number
       if (isAsciiLetter(cp)) wordAscii = true
-      else if (!(cp >= 0x30 && cp <= 0x39) && !isLetterOrMarkCp(cp)) endWord()
+      else if (!(cp >= 0x30 && cp <= 0x39) && !isLetterOrMarkCp(cp)) {
+        // The word ends.
+        if (wordAscii && wordSpoofed) removed.spoofedWords++
+        wordAscii = wordSpoofed = false
+      }
       continue
     }
-    flush(start)
+    if (start > run) clean += nfkc.slice(run, start)
     run = i + 1
-    if (kind === 'newline') {
-      endWord()
-      if (cp !== 0x0d || nfkc[i + 1] !== '\n') {
+    if (kind === NEWLINE) {
+      if (wordAscii && wordSpoofed) removed.spoofedWords++
+      wordAscii = wordSpoofed = false
+      if (cp !== 0x0d || units[i + 1] !== 0x0a) {
         clean += '\n'
         folded[length++] = 0x0a
       }
       continue
     }
-    if (kind === 'mark') continue
-    if (kind === 'bidi') removed.bidi++
-    else if (kind === 'control') removed.control++
-    else if (kind === 'tag') {
+    if (kind === MARK) continue
+    if (kind === BIDI) removed.bidi++
+    else if (kind === CONTROL) removed.control++
+    else if (kind === TAG) {
       // An emoji subdivision flag (🏴 + lower-case letter tags + CANCEL TAG) is legitimate.
       const flagTag = (cp >= 0xe0061 && cp <= 0xe007a) || (cp >= 0xe0030 && cp <= 0xe0039) || cp === 0xe007f
       if (!(inFlag && flagTag)) removed.tags++
@@ -455,8 +484,8 @@ export function normalizeForScreen(text: string, general = false, scratch?: Scra
       if (isAsciiAlnum(prev)) pendingInWord = true
     }
   }
-  flush(nfkc.length)
-  endWord()
+  if (n > run) clean += nfkc.slice(run, n)
+  if (wordAscii && wordSpoofed) removed.spoofedWords++
   return views(clean, fromCodeUnits(folded, length), removed)
 }
 
