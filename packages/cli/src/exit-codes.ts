@@ -1,3 +1,4 @@
+import { PresetError, type PresetErrorCode } from '@sallyport/config-presets'
 import { CredentialError, type CredentialErrorCode } from '@sallyport/credentials'
 import { CliError, type CliErrorCode } from './errors.ts'
 
@@ -10,11 +11,11 @@ import { CliError, type CliErrorCode } from './errors.ts'
  * | 1 | unexpected error (a bug: please report it) |
  * | 2 | usage: unknown command, missing or invalid argument |
  * | 3 | the stack is missing or its configuration is invalid |
- * | 4 | not found (no such credential) |
- * | 5 | conflict (exists already, key in use, limit reached, store busy) |
+ * | 4 | not found (no such credential or preset) |
+ * | 5 | conflict (exists already, key in use, limit reached, store busy, the operator policy decides) |
  * | 6 | I/O or store damage (permissions, corrupt or insecure files) |
  * | 7 | a port is in use |
- * | 8 | a process of the stack failed to start, or exited |
+ * | 8 | a process of the stack failed to start, exited, or its runtime refused a request |
  * | 9 | `doctor` found a problem |
  */
 export const EXIT = {
@@ -59,6 +60,17 @@ const CREDENTIAL_EXIT: Record<CredentialErrorCode, number> = {
   ERR_CREDENTIALS_SECRET_INSECURE: EXIT.io,
 }
 
+const PRESET_EXIT: Record<PresetErrorCode, number> = {
+  ERR_PRESET_INVALID_ID: EXIT.usage,
+  ERR_PRESET_INVALID_NAME: EXIT.usage,
+  ERR_PRESET_INVALID_URL: EXIT.usage,
+  ERR_PRESET_INVALID_MODEL: EXIT.usage,
+  ERR_PRESET_INVALID_KEY: EXIT.usage,
+  ERR_PRESET_NOT_FOUND: EXIT.notFound,
+  ERR_PRESET_POLICY: EXIT.conflict,
+  ERR_PRESET_RUNTIME: EXIT.process,
+}
+
 /** The exit code and the one line to print for an error thrown by a command. */
 export function describeFailure(error: unknown): { exitCode: number; message: string } {
   if (CliError.isInstance(error))
@@ -66,6 +78,8 @@ export function describeFailure(error: unknown): { exitCode: number; message: st
   if (CredentialError.isInstance(error)) {
     return { exitCode: CREDENTIAL_EXIT[error.code] ?? EXIT.unexpected, message: error.message }
   }
+  if (PresetError.isInstance(error))
+    return { exitCode: PRESET_EXIT[error.code] ?? EXIT.unexpected, message: error.message }
   const message = error instanceof Error ? error.message : String(error)
   return { exitCode: EXIT.unexpected, message: `unexpected error: ${firstLine(message)}` }
 }

@@ -9,6 +9,7 @@ import {
   credentialSetPolicy,
 } from './commands/credential.ts'
 import { formatInitResult, initStack } from './commands/init.ts'
+import { presetDisable, presetSave, presetSignout, presetUse, readKeyFromStdin } from './commands/preset.ts'
 import { CliError } from './errors.ts'
 import { describeFailure, EXIT } from './exit-codes.ts'
 import type { Io } from './io.ts'
@@ -108,6 +109,84 @@ function credentialCommands(y: Argv, io: Io): Argv {
     .demandCommand(1, 'Choose a credential command: add, set-policy, rotate, remove, list, map oauth')
 }
 
+const BASE_URL_HELP =
+  "The server's OpenAI-compatible base URL, usually ending in /v1. localhost means the assistant runtime's own machine (in the container: the container, not the host); a server listening on the host's loopback only is not reachable from a bridged container. sallyport never starts or reconfigures the model server."
+
+function presetCommands(y: Argv, io: Io): Argv {
+  return y
+    .command(
+      'save <id>',
+      'Save (or update) a preset in the running assistant runtime; --key-stdin stores its API key',
+      (c) =>
+        c
+          .positional('id', {
+            type: 'string',
+            demandOption: true,
+            describe: 'Provider id, e.g. local (lower case)',
+          })
+          .option('name', { type: 'string', demandOption: true, describe: 'Display name of the server' })
+          .option('base-url', { type: 'string', demandOption: true, describe: BASE_URL_HELP })
+          .option('model', {
+            type: 'string',
+            demandOption: true,
+            describe: 'The model id as the server names it',
+          })
+          .option('model-name', { type: 'string', describe: 'Display name of the model (default: its id)' })
+          .option('key-stdin', {
+            type: 'boolean',
+            default: false,
+            describe: 'Read the API key from standard input (never from arguments or the environment)',
+          })
+          .option('json', jsonOption)
+          .example(
+            '$0 preset save local --name llama.cpp --base-url http://172.17.0.1:8080/v1 --model qwen2.5-coder:7b',
+            'A server on the host, seen from the container',
+          )
+          .example(
+            'printf %s "$KEY" | $0 preset save corp --name "Corp gateway" --base-url https://llm.corp.example/v1 --model gpt-4o-mini --key-stdin',
+            'A server that needs a key',
+          ),
+      async (a) =>
+        presetSave(
+          {
+            dir: stackDir(a, io),
+            id: a.id,
+            name: a.name,
+            baseUrl: a['base-url'],
+            model: a.model,
+            modelName: a['model-name'],
+            key: a['key-stdin'] ? await readKeyFromStdin(process.stdin) : undefined,
+            json: a.json,
+          },
+          io,
+        ),
+    )
+    .command(
+      'use <id> <model>',
+      'Make <id>/<model> the default model (refused when the operator policy file pins another one)',
+      (c) =>
+        c
+          .positional('id', { type: 'string', demandOption: true })
+          .positional('model', { type: 'string', demandOption: true })
+          .option('json', jsonOption)
+          .example('$0 preset use local qwen2.5-coder:7b', 'Use the saved preset by default'),
+      (a) => presetUse({ dir: stackDir(a, io), id: a.id, model: a.model, json: a.json }, io),
+    )
+    .command(
+      'disable <id>',
+      'Disable a preset; its settings and key are kept (saving it again enables it)',
+      (c) => c.positional('id', { type: 'string', demandOption: true }).option('json', jsonOption),
+      (a) => presetDisable({ dir: stackDir(a, io), id: a.id, json: a.json }, io),
+    )
+    .command(
+      'signout <id>',
+      "Remove a preset's API key from the runtime's credential store; its settings are kept",
+      (c) => c.positional('id', { type: 'string', demandOption: true }).option('json', jsonOption),
+      (a) => presetSignout({ dir: stackDir(a, io), id: a.id, json: a.json }, io),
+    )
+    .demandCommand(1, 'Choose a preset command: save, use, disable, signout')
+}
+
 /** Builds the parser. Every command is one exported function; this file only wires flags to them. */
 export function buildParser(args: string[], io: Io): Argv {
   const parser = yargs(args)
@@ -135,6 +214,11 @@ export function buildParser(args: string[], io: Io): Argv {
         const result = await initStack({ dir: stackDir(a, io), env: io.env, container: a.container })
         io.out(a.json ? `${JSON.stringify(result)}\n` : formatInitResult(result))
       },
+    )
+    .command(
+      'preset',
+      'Local and custom AI servers (OpenAI-compatible), kept by the running assistant runtime',
+      (c) => presetCommands(c, io),
     )
     .command('credential', 'Manage named credentials (bearer keys)', (c) =>
       credentialCommands(c, io).example('$0 credential add ci-bot read', 'Create a credential'),

@@ -1,0 +1,201 @@
+import { readFile } from 'node:fs/promises'
+import { relative } from 'node:path'
+import {
+  baseUrlAdvice,
+  type Confirmation,
+  createPresets,
+  type OperatorPolicy,
+  type Presets,
+} from '@sallyport/config-presets'
+import { createUpstreamClient } from '@sallyport/upstream-client'
+import { CliError } from '../errors.ts'
+import type { Io } from '../io.ts'
+import { overridesFromEnv } from '../stack/layout.ts'
+import { requireStack } from '../stack/require-stack.ts'
+import { readPasswordFile } from '../stack/secrets.ts'
+import { loadStackConfig } from '../stack/stack-config.ts'
+import { readStackEnv } from '../stack/stack-env.ts'
+import { resolveStackPlan } from '../stack/stack-plan.ts'
+
+// `sallyport preset …`: presets for local and custom OpenAI-compatible servers, kept by the
+// running assistant runtime through its native API (@sallyport/config-presets). Nothing here
+// writes a file of the stack or restarts a process; the runtime reloads its configuration itself.
+
+/** Options shared by every `preset` command. */
+export interface PresetCommandOptions {
+  readonly dir: string
+  readonly json?: boolean
+}
+
+/** A native reload ends the turns running in the runtime: said after every change. */
+const RELOAD_NOTE =
+  'The runtime reloads its configuration for this change; a reload can interrupt work that is running in it.\n'
+
+/** The presets of the stack's running assistant runtime, and what operator messages need. */
+async function connect(
+  dir: string,
+  io: Io,
+): Promise<{ presets: Presets; inContainer: boolean; close(): void }> {
+  const layout = await requireStack(dir, overridesFromEnv(io.env))
+  const config = await loadStackConfig(layout.configFile)
+  const plan = resolveStackPlan({ layout, config, env: io.env, recorded: await readStackEnv(layout) })
+  const { nativeUrl, nativePasswordFile, nativeUsername } = plan.gateway
+  if (!nativeUrl)
+    throw new CliError(
+      'ERR_CLI_USAGE',
+      'the assistant runtime has not been started: run `sallyport up` (presets are kept by the running runtime)',
+    )
+  const password = await readPasswordFile(nativePasswordFile.path, nativePasswordFile.shownAs)
+  const runtime = createUpstreamClient({
+    baseUrl: nativeUrl,
+    username: nativeUsername,
+    password,
+    directory: layout.workspace,
+  })
+  const policy = await readPolicy(
+    layout.policyFile,
+    relative(layout.root, layout.policyFile) || layout.policyFile,
+  )
+  return {
+    presets: createPresets({ runtime, ...(policy ? { policy } : {}) }),
+    inContainer: io.env.SALLYPORT_IMAGE === '1',
+    close: () => runtime.close(),
+  }
+}
+
+/** The operator policy file, when there is one (it is plain JSON, read-only to the runtime). */
+async function readPolicy(path: string, shownAs: string): Promise<OperatorPolicy | undefined> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw new CliError(
+      'ERR_CLI_IO',
+      `cannot read the operator policy file ${shownAs}: ${(error as Error).message}`,
+    )
+  }
+  try {
+    const config: unknown = JSON.parse(text)
+    if (typeof config !== 'object' || config === null || Array.isArray(config))
+      throw new Error('not an object')
+    return { file: shownAs, config: config as Record<string, unknown> }
+  } catch {
+    throw new CliError(
+      'ERR_CLI_CONFIG_INVALID',
+      `the operator policy file ${shownAs} is not a JSON object: fix it before changing presets`,
+    )
+  }
+}
+
+async function withPresets<T>(
+  dir: string,
+  io: Io,
+  run: (connection: Awaited<ReturnType<typeof connect>>) => Promise<T>,
+): Promise<T> {
+  const connection = await connect(dir, io)
+  try {
+    return await run(connection)
+  } finally {
+    connection.close()
+  }
+}
+
+function describe(confirmation: Confirmation): string {
+  switch (confirmation.status) {
+    case 'confirmed':
+      return 'confirmed by the effective configuration'
+    case 'unconfirmed':
+      return `saved, unconfirmed: ${confirmation.reason}`
+    case 'overridden':
+      return `saved, but not in effect: ${confirmation.reason}`
+  }
+}
+
+/** Reads the API key from standard input: one line, nothing else. Never from arguments or the environment. */
+export async function readKeyFromStdin(stdin: AsyncIterable<Buffer | string>): Promise<string> {
+  let text = ''
+  for await (const chunk of stdin) {
+    text += typeof chunk === 'string' ? chunk : chunk.toString('utf8')
+    if (text.length > 8192) throw new CliError('ERR_CLI_USAGE', 'the key on standard input is too long')
+  }
+  const key = text.replace(/\r?\n$/, '')
+  if (key.length === 0) throw new CliError('ERR_CLI_USAGE', '--key-stdin: standard input held no key')
+  return key
+}
+
+export interface PresetSaveOptions extends PresetCommandOptions {
+  readonly id: string
+  readonly name: string
+  readonly baseUrl: string
+  readonly model: string
+  readonly modelName?: string | undefined
+  /** The API key, read from standard input by the caller (`--key-stdin`). */
+  readonly key?: string | undefined
+}
+
+/** `sallyport preset save <id> --name … --base-url … --model … [--key-stdin]`. */
+export async function presetSave(options: PresetSaveOptions, io: Io): Promise<void> {
+  await withPresets(options.dir, io, async ({ presets, inContainer }) => {
+    const result = await presets.save({
+      id: options.id,
+      name: options.name,
+      baseUrl: options.baseUrl,
+      model: options.model,
+      ...(options.modelName !== undefined ? { modelName: options.modelName } : {}),
+      ...(options.key !== undefined ? { key: options.key } : {}),
+    })
+    const advice = baseUrlAdvice(options.baseUrl.replace(/\/+$/, ''), inContainer ? 'container' : 'host')
+    if (options.json) {
+      io.out(`${JSON.stringify({ id: options.id, ...result, advice })}\n`)
+      return
+    }
+    io.out(
+      `preset ${options.id} saved (${describe(result.confirmation)})${result.reenabled ? '; it was disabled and is enabled again' : ''}${result.keyStored ? '; its key is stored in the runtime' : ''}\n`,
+    )
+    for (const line of advice) io.err(`note: ${line}\n`)
+    io.err(RELOAD_NOTE)
+    io.err(`Make it the default with: sallyport preset use ${options.id} ${options.model}\n`)
+  })
+}
+
+/** `sallyport preset use <id> <model>`. */
+export async function presetUse(
+  options: PresetCommandOptions & { id: string; model: string },
+  io: Io,
+): Promise<void> {
+  await withPresets(options.dir, io, async ({ presets }) => {
+    const result = await presets.use(options.id, options.model)
+    if (options.json) io.out(`${JSON.stringify(result)}\n`)
+    else {
+      io.out(`default model ${result.model} (${describe(result.confirmation)})\n`)
+      io.err(RELOAD_NOTE)
+    }
+  })
+}
+
+/** `sallyport preset disable <id>`. */
+export async function presetDisable(options: PresetCommandOptions & { id: string }, io: Io): Promise<void> {
+  await withPresets(options.dir, io, async ({ presets }) => {
+    const result = await presets.disable(options.id)
+    if (options.json) io.out(`${JSON.stringify({ id: options.id, ...result })}\n`)
+    else {
+      io.out(
+        result.alreadyDisabled
+          ? `preset ${options.id} was already disabled\n`
+          : `preset ${options.id} disabled (${describe(result.confirmation)}); its settings and key are kept: save it again to enable it\n`,
+      )
+      if (!result.alreadyDisabled) io.err(RELOAD_NOTE)
+    }
+  })
+}
+
+/** `sallyport preset signout <id>`. */
+export async function presetSignout(options: PresetCommandOptions & { id: string }, io: Io): Promise<void> {
+  await withPresets(options.dir, io, async ({ presets }) => {
+    const result = await presets.signout(options.id)
+    if (options.json) io.out(`${JSON.stringify({ id: options.id, ...result })}\n`)
+    else
+      io.out(`preset ${options.id}: key removed from the runtime's credential store; its settings are kept\n`)
+  })
+}
