@@ -104,6 +104,13 @@ describe('save', () => {
     expect(fake.state.globalConfig.disabled_providers).toEqual(['openai', 'other'])
   })
 
+  it('adds its id to an allow-list of the preferences (enabled_providers), keeping the others', async () => {
+    fake.state.globalConfig.enabled_providers = ['fake']
+    const result = await presets().save(LOCAL)
+    expect(sent[1]?.body).toMatchObject({ enabled_providers: ['fake', 'local'] })
+    expect(result).toMatchObject({ reenabled: true, confirmation: { status: 'confirmed' } })
+  })
+
   it('reports an operator policy that disables the provider, and does not touch the policy', async () => {
     const policy = { file: 'config/opencode/opencode.json', config: { enabled_providers: ['fake'] } }
     const result = await presets(policy).save(LOCAL)

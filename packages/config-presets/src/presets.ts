@@ -47,7 +47,10 @@ export interface PresetInput {
 }
 
 export interface SaveResult {
-  /** The id was in `disabled_providers` of the preferences and is not any more. */
+  /**
+   * The id was in `disabled_providers` of the preferences, or missing from their
+   * `enabled_providers` allow-list, and is enabled now.
+   */
   readonly reenabled: boolean
   readonly keyStored: boolean
   readonly confirmation: Confirmation
@@ -105,8 +108,15 @@ export function createPresets(options: { runtime: PresetRuntime; policy?: Operat
       const model = checkModelId(input.model)
       const modelName = input.modelName === undefined ? model : checkPresetName(input.modelName)
       if (input.key !== undefined) checkKey(input.key)
-      const disabled = stringArray((await preferences()).disabled_providers)
+      const current = await preferences()
+      const disabled = stringArray(current.disabled_providers)
       const reenabled = disabled.includes(id)
+      // An allow-list in the preferences gets this id (the others stay); one in the operator
+      // policy is reported below, never edited.
+      const enabled = Array.isArray(current.enabled_providers)
+        ? stringArray(current.enabled_providers)
+        : undefined
+      const allow = enabled !== undefined && !enabled.includes(id)
       await patch(
         {
           provider: {
@@ -119,6 +129,7 @@ export function createPresets(options: { runtime: PresetRuntime; policy?: Operat
           },
           // Only this id leaves the list; the others stay as they are.
           ...(reenabled ? { disabled_providers: disabled.filter((other) => other !== id) } : {}),
+          ...(allow ? { enabled_providers: [...(enabled ?? []), id] } : {}),
         },
         `save preset ${id}`,
       )
@@ -131,7 +142,11 @@ export function createPresets(options: { runtime: PresetRuntime; policy?: Operat
         }
       }
       const config = await effective()
-      return { reenabled, keyStored, confirmation: confirmSaved(config, id, baseUrl, model, policy) }
+      return {
+        reenabled: reenabled || allow,
+        keyStored,
+        confirmation: confirmSaved(config, id, baseUrl, model, policy),
+      }
     },
 
     async use(id, model) {
