@@ -9,7 +9,14 @@ import {
   credentialSetPolicy,
 } from './commands/credential.ts'
 import { formatInitResult, initStack } from './commands/init.ts'
-import { presetDisable, presetSave, presetSignout, presetUse, readKeyFromStdin } from './commands/preset.ts'
+import {
+  presetDisable,
+  presetModels,
+  presetSave,
+  presetSignout,
+  presetUse,
+  readKeyFromStdin,
+} from './commands/preset.ts'
 import { CliError } from './errors.ts'
 import { describeFailure, EXIT } from './exit-codes.ts'
 import type { Io } from './io.ts'
@@ -184,7 +191,31 @@ function presetCommands(y: Argv, io: Io): Argv {
       (c) => c.positional('id', { type: 'string', demandOption: true }).option('json', jsonOption),
       (a) => presetSignout({ dir: stackDir(a, io), id: a.id, json: a.json }, io),
     )
-    .demandCommand(1, 'Choose a preset command: save, use, disable, signout')
+    .command(
+      'models <id>',
+      "List the model ids the preset's server reports (one bounded GET <base URL>/models from here, beside the runtime)",
+      (c) =>
+        c
+          .positional('id', { type: 'string', demandOption: true })
+          .option('key-stdin', {
+            type: 'boolean',
+            default: false,
+            describe: 'Read a key for the listing from standard input (not stored)',
+          })
+          .option('json', jsonOption)
+          .example('$0 preset models local', 'What the llama.cpp server offers'),
+      async (a) =>
+        presetModels(
+          {
+            dir: stackDir(a, io),
+            id: a.id,
+            key: a['key-stdin'] ? await readKeyFromStdin(process.stdin) : undefined,
+            json: a.json,
+          },
+          io,
+        ),
+    )
+    .demandCommand(1, 'Choose a preset command: save, use, models, disable, signout')
 }
 
 /** Builds the parser. Every command is one exported function; this file only wires flags to them. */

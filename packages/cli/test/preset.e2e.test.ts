@@ -109,6 +109,12 @@ describe('sallyport preset (built CLI, real runtime)', () => {
     expect(afterSave).not.toContain(KEY)
     expect(readFileSync(join(dir, 'knowledge/secrets/auth.json'), 'utf8')).toContain(KEY)
 
+    // models: one GET <base URL>/models from beside the runtime; ids only
+    const models = await runCli(['preset', 'models', 'custom', '--dir', dir])
+    expect(models.code, models.stderr).toBe(0)
+    expect(models.stdout).toBe(`${model.model}\n`)
+    expect(models.stderr).toContain('not proven to answer')
+
     // use
     const use = await runCli(['preset', 'use', 'custom', 'custom-model', '--dir', dir])
     expect(use.code, use.stderr).toBe(0)

@@ -1,4 +1,5 @@
 export { PresetError, type PresetErrorCode } from './errors.js'
+export { type ListModelsOptions, listModels, type ModelListing } from './models.js'
 export {
   type Confirmation,
   createPresets,

@@ -4,7 +4,9 @@ import {
   baseUrlAdvice,
   type Confirmation,
   createPresets,
+  listModels,
   type OperatorPolicy,
+  PresetError,
   type Presets,
 } from '@sallyport/config-presets'
 import { createUpstreamClient } from '@sallyport/upstream-client'
@@ -32,10 +34,15 @@ const RELOAD_NOTE =
   'The runtime reloads its configuration for this change; a reload can interrupt work that is running in it.\n'
 
 /** The presets of the stack's running assistant runtime, and what operator messages need. */
-async function connect(
-  dir: string,
-  io: Io,
-): Promise<{ presets: Presets; inContainer: boolean; close(): void }> {
+interface Connection {
+  readonly presets: Presets
+  readonly inContainer: boolean
+  /** The preferences the runtime keeps (`GET /global/config`). */
+  preferences(): Promise<Record<string, unknown>>
+  close(): void
+}
+
+async function connect(dir: string, io: Io): Promise<Connection> {
   const layout = await requireStack(dir, overridesFromEnv(io.env))
   const config = await loadStackConfig(layout.configFile)
   const plan = resolveStackPlan({ layout, config, env: io.env, recorded: await readStackEnv(layout) })
@@ -59,6 +66,7 @@ async function connect(
   return {
     presets: createPresets({ runtime, ...(policy ? { policy } : {}) }),
     inContainer: io.env.SALLYPORT_IMAGE === '1',
+    preferences: async () => (await runtime.getGlobalConfig()) as Record<string, unknown>,
     close: () => runtime.close(),
   }
 }
@@ -88,11 +96,7 @@ async function readPolicy(path: string, shownAs: string): Promise<OperatorPolicy
   }
 }
 
-async function withPresets<T>(
-  dir: string,
-  io: Io,
-  run: (connection: Awaited<ReturnType<typeof connect>>) => Promise<T>,
-): Promise<T> {
+async function withPresets<T>(dir: string, io: Io, run: (connection: Connection) => Promise<T>): Promise<T> {
   const connection = await connect(dir, io)
   try {
     return await run(connection)
@@ -197,5 +201,40 @@ export async function presetSignout(options: PresetCommandOptions & { id: string
     if (options.json) io.out(`${JSON.stringify({ id: options.id, ...result })}\n`)
     else
       io.out(`preset ${options.id}: key removed from the runtime's credential store; its settings are kept\n`)
+  })
+}
+
+/**
+ * `sallyport preset models <id> [--key-stdin]`: one bounded `GET <baseURL>/models` of the saved
+ * preset's server, from here (beside the runtime: on the host for `up`, inside the container
+ * through `docker exec`). Prints model ids only; a listing is no proof that a model answers or
+ * calls tools (`preset check` is meant to prove that; not there yet).
+ */
+export async function presetModels(
+  options: PresetCommandOptions & { id: string; key?: string | undefined },
+  io: Io,
+): Promise<void> {
+  await withPresets(options.dir, io, async ({ preferences }) => {
+    const provider = ((await preferences()).provider ?? {}) as Record<
+      string,
+      { options?: { baseURL?: unknown } }
+    >
+    const baseUrl = provider[options.id]?.options?.baseURL
+    if (typeof baseUrl !== 'string')
+      throw new PresetError('ERR_PRESET_NOT_FOUND', `no preset ${options.id} with a base URL: save it first`)
+    const listing = await listModels({ baseUrl, ...(options.key !== undefined ? { key: options.key } : {}) })
+    if (options.json) {
+      io.out(`${JSON.stringify({ id: options.id, ...listing })}\n`)
+      return
+    }
+    if (!listing.supported) {
+      io.out(
+        `${options.id}: the server does not list its models (${listing.reason}); use the model id its documentation gives\n`,
+      )
+      return
+    }
+    for (const model of listing.models) io.out(`${model}\n`)
+    if (listing.truncated) io.err(`(the first ${listing.models.length} only)\n`)
+    io.err('A listed model is not proven to answer or to call tools.\n')
   })
 }
