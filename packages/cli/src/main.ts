@@ -10,6 +10,7 @@ import {
 } from './commands/credential.ts'
 import { formatInitResult, initStack } from './commands/init.ts'
 import {
+  presetCheck,
   presetDisable,
   presetModels,
   presetSave,
@@ -215,7 +216,18 @@ function presetCommands(y: Argv, io: Io): Argv {
           io,
         ),
     )
-    .demandCommand(1, 'Choose a preset command: save, use, models, disable, signout')
+    .command(
+      'check <id> [model]',
+      'Ask the model one short question through the running runtime (proves inference, not tool calls); exit 9 if it does not answer',
+      (c) =>
+        c
+          .positional('id', { type: 'string', demandOption: true })
+          .positional('model', { type: 'string', describe: "Default: the preset's only model" })
+          .option('json', jsonOption)
+          .example('$0 preset check local', 'Does the llama.cpp model answer through the runtime?'),
+      (a) => presetCheck({ dir: stackDir(a, io), id: a.id, model: a.model, json: a.json }, io),
+    )
+    .demandCommand(1, 'Choose a preset command: save, use, models, check, disable, signout')
 }
 
 /** Builds the parser. Every command is one exported function; this file only wires flags to them. */

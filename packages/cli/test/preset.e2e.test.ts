@@ -120,6 +120,15 @@ describe('sallyport preset (built CLI, real runtime)', () => {
     expect(use.code, use.stderr).toBe(0)
     expect(use.stdout).toBe('default model custom/custom-model (confirmed by the effective configuration)\n')
 
+    // check: one short request through the runtime with the preset's model (inference only)
+    const check = await runCli(['preset', 'check', 'custom', '--dir', dir, '--json'])
+    expect(check.code, check.stderr).toBe(0)
+    expect(JSON.parse(check.stdout)).toMatchObject({
+      model: 'custom/custom-model',
+      inference: 'proven',
+      toolCalls: 'not proven',
+    })
+
     // A real run through the gateway is answered by the preset's server, under its model id and key.
     const ownerKey = readFileSync(join(dir, 'state/credentials/owner/key'), 'utf8').trim()
     const marker = model.script([{ text: 'answered through the preset' }])

@@ -1,3 +1,4 @@
+export { CHECK_AGENT, type CheckRuntime, checkReadiness, type Readiness } from './check.js'
 export { PresetError, type PresetErrorCode } from './errors.js'
 export { type ListModelsOptions, listModels, type ModelListing } from './models.js'
 export {

@@ -3,6 +3,7 @@ import { relative } from 'node:path'
 import {
   baseUrlAdvice,
   type Confirmation,
+  checkReadiness,
   createPresets,
   listModels,
   type OperatorPolicy,
@@ -36,6 +37,7 @@ const RELOAD_NOTE =
 /** The presets of the stack's running assistant runtime, and what operator messages need. */
 interface Connection {
   readonly presets: Presets
+  readonly runtime: ReturnType<typeof createUpstreamClient>
   readonly inContainer: boolean
   /** The preferences the runtime keeps (`GET /global/config`). */
   preferences(): Promise<Record<string, unknown>>
@@ -65,6 +67,7 @@ async function connect(dir: string, io: Io): Promise<Connection> {
   )
   return {
     presets: createPresets({ runtime, ...(policy ? { policy } : {}) }),
+    runtime,
     inContainer: io.env.SALLYPORT_IMAGE === '1',
     preferences: async () => (await runtime.getGlobalConfig()) as Record<string, unknown>,
     close: () => runtime.close(),
@@ -236,5 +239,44 @@ export async function presetModels(
     for (const model of listing.models) io.out(`${model}\n`)
     if (listing.truncated) io.err(`(the first ${listing.models.length} only)\n`)
     io.err('A listed model is not proven to answer or to call tools.\n')
+  })
+}
+
+/**
+ * `sallyport preset check <id> [model]`: one short request through the running runtime with the
+ * preset's model, in a chat session of its own that is deleted afterwards. Exit 9 when the model
+ * did not answer. It proves inference only, never tool calls.
+ */
+export async function presetCheck(
+  options: PresetCommandOptions & { id: string; model?: string | undefined },
+  io: Io,
+): Promise<void> {
+  await withPresets(options.dir, io, async ({ runtime, preferences }) => {
+    let model = options.model
+    if (model === undefined) {
+      const provider = ((await preferences()).provider ?? {}) as Record<
+        string,
+        { models?: Record<string, unknown> }
+      >
+      const models = Object.keys(provider[options.id]?.models ?? {})
+      if (models.length !== 1)
+        throw new CliError(
+          'ERR_CLI_USAGE',
+          models.length === 0
+            ? `no preset ${options.id} with a model: save it first`
+            : `preset ${options.id} has several models: name one (${models.slice(0, 5).join(', ')})`,
+        )
+      model = models[0] as string
+    }
+    const result = await checkReadiness({ runtime, id: options.id, model })
+    if (options.json) io.out(`${JSON.stringify(result)}\n`)
+    else
+      io.out(
+        result.inference === 'proven'
+          ? `${result.model}: inference proven (answered through the runtime in ${(result.elapsedMs / 1000).toFixed(1)} s); tool calls not proven (the check does not exercise them)\n`
+          : `${result.model}: inference failed: ${result.reason}\n`,
+      )
+    if (result.inference !== 'proven')
+      throw new CliError('ERR_CLI_CHECK_FAILED', `preset ${options.id} is not ready: ${result.reason}`)
   })
 }

@@ -1,0 +1,77 @@
+import { createUpstreamClient, type UpstreamClient } from '@sallyport/upstream-client'
+import { createFakeRuntime, type FakeRuntime, type FakeTurn } from '@sallyport/upstream-client/testing'
+import { setupServer } from 'msw/node'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { CHECK_AGENT, checkReadiness } from './check.js'
+
+// The readiness check against the fake runtime: a session of its own with the chat profile and
+// the chosen model, deleted afterwards whatever happens; `proven` only when the model answered.
+
+type Answer = (turn: FakeTurn, rt: FakeRuntime) => void
+let answer: Answer = (turn, rt) => rt.completeTurn(turn.sessionId, 'READY')
+const turns: FakeTurn[] = []
+const prompts: unknown[] = []
+const fake = createFakeRuntime({
+  onTurn(turn, rt) {
+    turns.push(turn)
+    answer(turn, rt)
+  },
+})
+const server = setupServer(...fake.handlers)
+const clients: UpstreamClient[] = []
+beforeAll(() => {
+  server.listen({ onUnhandledRequest: 'error' })
+  server.events.on('request:start', async ({ request }) => {
+    if (request.url.includes('prompt_async')) prompts.push(await request.clone().json())
+  })
+})
+afterEach(() => {
+  for (const c of clients.splice(0)) c.close()
+  answer = (turn, rt) => rt.completeTurn(turn.sessionId, 'READY')
+  prompts.length = 0
+})
+afterAll(() => server.close())
+
+function runtime(): UpstreamClient {
+  const client = createUpstreamClient(fake.clientOptions)
+  clients.push(client)
+  return client
+}
+
+describe('checkReadiness', () => {
+  it('proves inference (never tool calls) with the chosen model in a chat session it deletes', async () => {
+    const result = await checkReadiness({ runtime: runtime(), id: 'local', model: 'qwen2.5-coder:7b' })
+    expect(result).toMatchObject({
+      model: 'local/qwen2.5-coder:7b',
+      inference: 'proven',
+      toolCalls: 'not proven',
+    })
+    expect(turns.at(-1)?.agent).toBe(CHECK_AGENT)
+    expect(prompts.at(-1)).toMatchObject({ model: { providerID: 'local', modelID: 'qwen2.5-coder:7b' } })
+    expect(fake.state.sessions.size).toBe(0)
+  })
+
+  it('reports the runtime error name when the model fails, and still deletes the session', async () => {
+    answer = (turn, rt) =>
+      rt.failTurn(turn.sessionId, { name: 'APIError', message: 'connect ECONNREFUSED 10.0.0.5:8080' })
+    const result = await checkReadiness({ runtime: runtime(), id: 'local', model: 'm' })
+    expect(result).toMatchObject({ inference: 'failed', reason: 'the runtime reported APIError' })
+    expect(JSON.stringify(result)).not.toContain('ECONNREFUSED')
+    expect(fake.state.sessions.size).toBe(0)
+  })
+
+  it('fails after its deadline when no answer comes, and deletes the session', async () => {
+    answer = () => {}
+    const result = await checkReadiness({ runtime: runtime(), id: 'local', model: 'm', timeoutMs: 300 })
+    expect(result).toMatchObject({ inference: 'failed', reason: 'no answer within 300 ms' })
+    expect(fake.state.sessions.size).toBe(0)
+  })
+
+  it('refuses a bad id or model before asking the runtime anything', async () => {
+    const before = fake.requests.length
+    await expect(checkReadiness({ runtime: runtime(), id: 'Bad', model: 'm' })).rejects.toMatchObject({
+      code: 'ERR_PRESET_INVALID_ID',
+    })
+    expect(fake.requests.length).toBe(before)
+  })
+})

@@ -1,0 +1,116 @@
+import type { Message, UpstreamClient } from '@sallyport/upstream-client'
+import { PresetError } from './errors.js'
+import { checkModelId, checkPresetId } from './validate.js'
+
+// The readiness check: one short request through the runtime itself with the chosen model, in a
+// session of its own (the chat profile, no tools) that is deleted afterwards, whatever happens.
+// An answer proves that the runtime reaches the server and the model answers (inference); it says
+// nothing of tool calls, which a listing does not prove either.
+
+/** The runtime operations the check uses (an `UpstreamClient` has them). */
+export type CheckRuntime = Pick<
+  UpstreamClient,
+  'createSession' | 'promptAsync' | 'listMessages' | 'deleteSession' | 'newMessageId' | 'events'
+>
+
+/** What the check proved. */
+export interface Readiness {
+  /** `<id>/<model>`. */
+  readonly model: string
+  /** `proven`: the model answered through the runtime; `failed`: it did not (see `reason`). */
+  readonly inference: 'proven' | 'failed'
+  /** Tool calls are not exercised by the check: never proven here. */
+  readonly toolCalls: 'not proven'
+  /** Why inference failed: the runtime's error name or a timeout (never the server's raw answer). */
+  readonly reason?: string
+  readonly elapsedMs: number
+}
+
+/** The agent profile the check runs as: the chat profile, which has no tools. */
+export const CHECK_AGENT = 'remote'
+const PROMPT = 'Readiness check: reply with the single word READY.'
+
+export async function checkReadiness(options: {
+  runtime: CheckRuntime
+  id: string
+  model: string
+  /** Default 60 000 ms (a cold local model can take long to load). */
+  timeoutMs?: number
+}): Promise<Readiness> {
+  const id = checkPresetId(options.id)
+  const modelId = checkModelId(options.model)
+  const { runtime } = options
+  const qualified = `${id}/${modelId}`
+  const started = Date.now()
+  const until = started + (options.timeoutMs ?? 60_000)
+  const budget = (): number => Math.max(1, until - Date.now())
+  const done = (inference: 'proven' | 'failed', reason?: string): Readiness => ({
+    model: qualified,
+    inference,
+    toolCalls: 'not proven',
+    ...(reason !== undefined ? { reason } : {}),
+    elapsedMs: Date.now() - started,
+  })
+  let sessionId: string | undefined
+  try {
+    try {
+      sessionId = (
+        await runtime.createSession(
+          { title: 'sallyport preset check', agent: CHECK_AGENT },
+          { timeoutMs: budget() },
+        )
+      ).id
+    } catch (cause) {
+      throw new PresetError(
+        'ERR_PRESET_RUNTIME',
+        `the runtime did not open a session for the check (${nameOf(cause)})`,
+        {
+          cause,
+        },
+      )
+    }
+    const session = sessionId
+    const messageID = runtime.newMessageId()
+    await runtime.promptAsync(
+      session,
+      {
+        messageID,
+        agent: CHECK_AGENT,
+        model: { providerID: id, modelID: modelId },
+        parts: [{ type: 'text', text: PROMPT }],
+      },
+      { timeoutMs: budget() },
+    )
+    const answer = await runtime.events.waitUntil(
+      session,
+      async () =>
+        finished((await runtime.listMessages(session, {}, { timeoutMs: budget() })).messages, messageID),
+      { timeoutMs: budget() },
+    )
+    if (answer === undefined) return done('failed', `no answer within ${options.timeoutMs ?? 60_000} ms`)
+    if (answer.error !== undefined) return done('failed', `the runtime reported ${answer.error}`)
+    return done('proven')
+  } catch (error) {
+    if (PresetError.isInstance(error)) throw error
+    return done('failed', `the request failed (${nameOf(error)})`)
+  } finally {
+    if (sessionId !== undefined) await runtime.deleteSession(sessionId, { timeoutMs: 10_000 }).catch(() => {})
+  }
+}
+
+/** The turn's last assistant message once it is complete: its error name, if any. */
+function finished(messages: readonly Message[], messageID: string): { error?: string } | undefined {
+  const last = messages
+    .filter((m) => m.info.role === 'assistant' && (m.info as { parentID?: string }).parentID === messageID)
+    .at(-1)
+  if (!last) return undefined
+  const info = last.info as { time: { completed?: number }; error?: { name?: unknown }; finish?: string }
+  if (info.error) return { error: typeof info.error.name === 'string' ? info.error.name : 'an error' }
+  if (info.time.completed === undefined || info.finish === 'tool-calls') return undefined
+  return {}
+}
+
+function nameOf(cause: unknown): string {
+  const code = (cause as { code?: unknown } | undefined)?.code
+  return typeof code === 'string' ? code : cause instanceof Error ? cause.name : 'unknown error'
+}
