@@ -126,3 +126,24 @@ describe('sallyport preset', () => {
     expect(fake.requests.slice(before).every((r) => r.method === 'GET')).toBe(true)
   })
 })
+
+describe('sallyport preset and the comments of the preferences file', () => {
+  it('refuses a change when the file in force is opencode.json with comments (the runtime would drop them)', async () => {
+    const file = join(stack.dir, 'config', 'assistant', 'opencode.json')
+    const original = readFileSync(file, 'utf8')
+    writeFileSync(file, `// my notes\n${original}`)
+    try {
+      const before = fake.requests.length
+      const error = await save().catch((e: unknown) => e)
+      expect(describeFailure(error)).toEqual({
+        exitCode: EXIT.stack,
+        message: expect.stringContaining('Rename it to opencode.jsonc'),
+      })
+      expect(fake.requests.length).toBe(before)
+      // Reading commands still work.
+      await presetSignout({ dir: stack.dir, id: 'local' }, io())
+    } finally {
+      writeFileSync(file, original)
+    }
+  })
+})

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { relative } from 'node:path'
+import { join, relative } from 'node:path'
 import {
   baseUrlAdvice,
   type Confirmation,
@@ -14,6 +14,7 @@ import { createUpstreamClient } from '@sallyport/upstream-client'
 import { CliError } from '../errors.ts'
 import type { Io } from '../io.ts'
 import { overridesFromEnv } from '../stack/layout.ts'
+import { PREFERENCES_FILES } from '../stack/managed-files.ts'
 import { requireStack } from '../stack/require-stack.ts'
 import { readPasswordFile } from '../stack/secrets.ts'
 import { loadStackConfig } from '../stack/stack-config.ts'
@@ -44,8 +45,35 @@ interface Connection {
   close(): void
 }
 
-async function connect(dir: string, io: Io): Promise<Connection> {
+/**
+ * Refuses a change the runtime would make at the cost of the operator's comments: it rewrites
+ * `opencode.json` (and `config.json`) as plain JSON and keeps comments only in `opencode.jsonc`
+ * (docs/runtime-config-writes.md).
+ */
+async function guardComments(userConfigDir: string): Promise<void> {
+  for (const name of PREFERENCES_FILES) {
+    let text: string
+    try {
+      text = await readFile(join(userConfigDir, name), 'utf8')
+    } catch {
+      continue
+    }
+    if (name === 'opencode.jsonc') return
+    try {
+      JSON.parse(text)
+    } catch {
+      throw new CliError(
+        'ERR_CLI_CONFIG_INVALID',
+        `config/assistant/${name} is not plain JSON (comments?): the runtime rewrites that file as plain JSON and would drop them. Rename it to opencode.jsonc, where the runtime keeps comments (in the container, mount that name in compose.yaml), or remove the comments`,
+      )
+    }
+    return
+  }
+}
+
+async function connect(dir: string, io: Io, writes = true): Promise<Connection> {
   const layout = await requireStack(dir, overridesFromEnv(io.env))
+  if (writes) await guardComments(layout.userConfigDir)
   const config = await loadStackConfig(layout.configFile)
   const plan = resolveStackPlan({ layout, config, env: io.env, recorded: await readStackEnv(layout) })
   const { nativeUrl, nativePasswordFile, nativeUsername } = plan.gateway
@@ -99,8 +127,14 @@ async function readPolicy(path: string, shownAs: string): Promise<OperatorPolicy
   }
 }
 
-async function withPresets<T>(dir: string, io: Io, run: (connection: Connection) => Promise<T>): Promise<T> {
-  const connection = await connect(dir, io)
+/** Runs `run` on a connection; `writes`: the command changes the preferences (comments guarded). */
+async function withPresets<T>(
+  dir: string,
+  io: Io,
+  run: (connection: Connection) => Promise<T>,
+  writes = true,
+): Promise<T> {
+  const connection = await connect(dir, io, writes)
   try {
     return await run(connection)
   } finally {
@@ -199,12 +233,19 @@ export async function presetDisable(options: PresetCommandOptions & { id: string
 
 /** `sallyport preset signout <id>`. */
 export async function presetSignout(options: PresetCommandOptions & { id: string }, io: Io): Promise<void> {
-  await withPresets(options.dir, io, async ({ presets }) => {
-    const result = await presets.signout(options.id)
-    if (options.json) io.out(`${JSON.stringify({ id: options.id, ...result })}\n`)
-    else
-      io.out(`preset ${options.id}: key removed from the runtime's credential store; its settings are kept\n`)
-  })
+  await withPresets(
+    options.dir,
+    io,
+    async ({ presets }) => {
+      const result = await presets.signout(options.id)
+      if (options.json) io.out(`${JSON.stringify({ id: options.id, ...result })}\n`)
+      else
+        io.out(
+          `preset ${options.id}: key removed from the runtime's credential store; its settings are kept\n`,
+        )
+    },
+    false,
+  )
 }
 
 /**
@@ -217,29 +258,40 @@ export async function presetModels(
   options: PresetCommandOptions & { id: string; key?: string | undefined },
   io: Io,
 ): Promise<void> {
-  await withPresets(options.dir, io, async ({ preferences }) => {
-    const provider = ((await preferences()).provider ?? {}) as Record<
-      string,
-      { options?: { baseURL?: unknown } }
-    >
-    const baseUrl = provider[options.id]?.options?.baseURL
-    if (typeof baseUrl !== 'string')
-      throw new PresetError('ERR_PRESET_NOT_FOUND', `no preset ${options.id} with a base URL: save it first`)
-    const listing = await listModels({ baseUrl, ...(options.key !== undefined ? { key: options.key } : {}) })
-    if (options.json) {
-      io.out(`${JSON.stringify({ id: options.id, ...listing })}\n`)
-      return
-    }
-    if (!listing.supported) {
-      io.out(
-        `${options.id}: the server does not list its models (${listing.reason}); use the model id its documentation gives\n`,
-      )
-      return
-    }
-    for (const model of listing.models) io.out(`${model}\n`)
-    if (listing.truncated) io.err(`(the first ${listing.models.length} only)\n`)
-    io.err('A listed model is not proven to answer or to call tools.\n')
-  })
+  await withPresets(
+    options.dir,
+    io,
+    async ({ preferences }) => {
+      const provider = ((await preferences()).provider ?? {}) as Record<
+        string,
+        { options?: { baseURL?: unknown } }
+      >
+      const baseUrl = provider[options.id]?.options?.baseURL
+      if (typeof baseUrl !== 'string')
+        throw new PresetError(
+          'ERR_PRESET_NOT_FOUND',
+          `no preset ${options.id} with a base URL: save it first`,
+        )
+      const listing = await listModels({
+        baseUrl,
+        ...(options.key !== undefined ? { key: options.key } : {}),
+      })
+      if (options.json) {
+        io.out(`${JSON.stringify({ id: options.id, ...listing })}\n`)
+        return
+      }
+      if (!listing.supported) {
+        io.out(
+          `${options.id}: the server does not list its models (${listing.reason}); use the model id its documentation gives\n`,
+        )
+        return
+      }
+      for (const model of listing.models) io.out(`${model}\n`)
+      if (listing.truncated) io.err(`(the first ${listing.models.length} only)\n`)
+      io.err('A listed model is not proven to answer or to call tools.\n')
+    },
+    false,
+  )
 }
 
 /**
@@ -251,32 +303,37 @@ export async function presetCheck(
   options: PresetCommandOptions & { id: string; model?: string | undefined },
   io: Io,
 ): Promise<void> {
-  await withPresets(options.dir, io, async ({ runtime, preferences }) => {
-    let model = options.model
-    if (model === undefined) {
-      const provider = ((await preferences()).provider ?? {}) as Record<
-        string,
-        { models?: Record<string, unknown> }
-      >
-      const models = Object.keys(provider[options.id]?.models ?? {})
-      if (models.length !== 1)
-        throw new CliError(
-          'ERR_CLI_USAGE',
-          models.length === 0
-            ? `no preset ${options.id} with a model: save it first`
-            : `preset ${options.id} has several models: name one (${models.slice(0, 5).join(', ')})`,
+  await withPresets(
+    options.dir,
+    io,
+    async ({ runtime, preferences }) => {
+      let model = options.model
+      if (model === undefined) {
+        const provider = ((await preferences()).provider ?? {}) as Record<
+          string,
+          { models?: Record<string, unknown> }
+        >
+        const models = Object.keys(provider[options.id]?.models ?? {})
+        if (models.length !== 1)
+          throw new CliError(
+            'ERR_CLI_USAGE',
+            models.length === 0
+              ? `no preset ${options.id} with a model: save it first`
+              : `preset ${options.id} has several models: name one (${models.slice(0, 5).join(', ')})`,
+          )
+        model = models[0] as string
+      }
+      const result = await checkReadiness({ runtime, id: options.id, model })
+      if (options.json) io.out(`${JSON.stringify(result)}\n`)
+      else
+        io.out(
+          result.inference === 'proven'
+            ? `${result.model}: inference proven (answered through the runtime in ${(result.elapsedMs / 1000).toFixed(1)} s); tool calls not proven (the check does not exercise them)\n`
+            : `${result.model}: inference failed: ${result.reason}\n`,
         )
-      model = models[0] as string
-    }
-    const result = await checkReadiness({ runtime, id: options.id, model })
-    if (options.json) io.out(`${JSON.stringify(result)}\n`)
-    else
-      io.out(
-        result.inference === 'proven'
-          ? `${result.model}: inference proven (answered through the runtime in ${(result.elapsedMs / 1000).toFixed(1)} s); tool calls not proven (the check does not exercise them)\n`
-          : `${result.model}: inference failed: ${result.reason}\n`,
-      )
-    if (result.inference !== 'proven')
-      throw new CliError('ERR_CLI_CHECK_FAILED', `preset ${options.id} is not ready: ${result.reason}`)
-  })
+      if (result.inference !== 'proven')
+        throw new CliError('ERR_CLI_CHECK_FAILED', `preset ${options.id} is not ready: ${result.reason}`)
+    },
+    false,
+  )
 }
