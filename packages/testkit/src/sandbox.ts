@@ -54,6 +54,11 @@ export interface SandboxOptions {
   gitInit?: boolean
   /** Local plugins: file name → source, written to `<configDir>/plugins/` (read-only like the rest). */
   plugins?: Readonly<Record<string, string>>
+  /**
+   * A user preferences file in the global config dir (`$XDG_CONFIG_HOME/opencode/`), the one file
+   * there the runtime may write (as `config/assistant/` of a stack); the dir stays read-only.
+   */
+  preferences?: { readonly name: 'opencode.json' | 'opencode.jsonc'; readonly text: string }
 }
 
 /**
@@ -84,6 +89,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const globalConfigDir = join(sandbox.configHome, 'opencode')
   mkdirSync(globalConfigDir, { recursive: true })
   writeFileSync(join(sandbox.configDir, 'opencode.json'), `${JSON.stringify(options.config, null, 2)}\n`)
+  const preferencesFile = options.preferences ? join(globalConfigDir, options.preferences.name) : undefined
+  if (preferencesFile && options.preferences) writeFileSync(preferencesFile, options.preferences.text)
   const pluginsDir = join(sandbox.configDir, 'plugins')
   const plugins = Object.entries(options.plugins ?? {})
   if (plugins.length > 0) mkdirSync(pluginsDir, { mode: 0o755 })
@@ -100,9 +107,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     for (const path of readOnly) chmodSync(path, 0o755)
     chmodSync(join(sandbox.configDir, 'opencode.json'), 0o644)
     for (const path of writable) chownSync(path, user.uid, user.gid)
+    if (preferencesFile) {
+      chownSync(preferencesFile, user.uid, user.gid)
+      chmodSync(preferencesFile, 0o644)
+    }
     if (options.workspace) chownTree(sandbox.workspace, user)
   } else {
     chmodSync(join(sandbox.configDir, 'opencode.json'), 0o444)
+    if (preferencesFile) chmodSync(preferencesFile, 0o644)
     for (const path of readOnly) chmodSync(path, 0o555)
   }
   if (options.gitInit) {

@@ -34,6 +34,8 @@ export interface RuntimeOptions {
   modelURL?: string
   /** Deep-merged over the generated `opencode.json` (provider, agent profiles). */
   config?: JsonObject
+  /** A writable user preferences file in the otherwise read-only global config dir (see `SandboxOptions`). */
+  preferences?: { readonly name: 'opencode.json' | 'opencode.jsonc'; readonly text: string }
   /** Extra environment for the runtime, applied last; `undefined` removes a variable. */
   env?: Record<string, string | undefined>
   /** Port to listen on; default a free port (retried if it was taken meanwhile). */
@@ -151,6 +153,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(user ? { user } : {}),
     gitInit: options.gitInit ?? false,
+    ...(options.preferences ? { preferences: options.preferences } : {}),
     ...(options.runtimeGuard !== false && {
       plugins: { [PLUGIN_WRAPPER_FILE]: pluginWrapperSource() },
     }),
