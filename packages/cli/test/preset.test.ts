@@ -98,6 +98,26 @@ describe('sallyport preset', () => {
     expect(fake.state.globalConfig.model).toBe('local/qwen2.5-coder:7b')
   })
 
+  it('a save the operator policy keeps from taking effect is reported and exits 5; use is refused', async () => {
+    writeFileSync(
+      join(stack.dir, 'config', 'opencode', 'opencode.json'),
+      '{"disabled_providers": ["local"]}\n',
+    )
+    const error = await save().catch((e: unknown) => e)
+    expect(out).toContain(
+      'preset local saved (saved, but not in effect: the operator policy file config/opencode/opencode.json disables provider local',
+    )
+    expect(describeFailure(error).exitCode).toBe(EXIT.conflict)
+    const refused = await presetUse({ dir: stack.dir, id: 'local', model: 'qwen2.5-coder:7b' }, io()).catch(
+      (e: unknown) => e,
+    )
+    expect(describeFailure(refused)).toEqual({
+      exitCode: EXIT.conflict,
+      message: expect.stringContaining('disables provider local'),
+    })
+    expect(fake.state.globalConfig.model).toBe('fake/fake-model')
+  })
+
   it('disable and signout keep the settings; --json prints the result', async () => {
     await save({ key: 'sk-0123456789' })
     out = ''

@@ -67,6 +67,21 @@ describe('checkReadiness', () => {
     expect(fake.state.sessions.size).toBe(0)
   })
 
+  it('stops waiting when aborted (Ctrl-C), and still deletes the session', async () => {
+    const controller = new AbortController()
+    // The turn starts and gets no answer; the caller gives up as soon as it has started.
+    answer = () => controller.abort()
+    const result = await checkReadiness({
+      runtime: runtime(),
+      id: 'local',
+      model: 'm',
+      signal: controller.signal,
+    })
+    expect(result).toMatchObject({ inference: 'failed', reason: 'interrupted' })
+    expect(turns.length).toBeGreaterThan(0)
+    expect(fake.state.sessions.size).toBe(0)
+  })
+
   it('refuses a bad id or model before asking the runtime anything', async () => {
     const before = fake.requests.length
     await expect(checkReadiness({ runtime: runtime(), id: 'Bad', model: 'm' })).rejects.toMatchObject({

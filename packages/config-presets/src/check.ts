@@ -3,7 +3,8 @@ import { PresetError } from './errors.js'
 import { checkModelId, checkPresetId } from './validate.js'
 
 // The readiness check: one short request through the runtime itself with the chosen model, in a
-// session of its own (the chat profile, no tools) that is deleted afterwards, whatever happens.
+// session of its own (the chat profile: every tool denied but `question`) that is deleted
+// afterwards, whatever happens (also when the caller aborts: Ctrl-C).
 // An answer proves that the runtime reaches the server and the model answers (inference); it says
 // nothing of tool calls, which a listing does not prove either.
 
@@ -26,7 +27,7 @@ export interface Readiness {
   readonly elapsedMs: number
 }
 
-/** The agent profile the check runs as: the chat profile, which has no tools. */
+/** The agent profile the check runs as: the chat profile (every tool denied but `question`). */
 export const CHECK_AGENT = 'remote'
 const PROMPT = 'Readiness check: reply with the single word READY.'
 
@@ -36,6 +37,8 @@ export async function checkReadiness(options: {
   model: string
   /** Default 60 000 ms (a cold local model can take long to load). */
   timeoutMs?: number
+  /** Aborting (Ctrl-C) stops the wait; the session is still deleted before the result comes back. */
+  signal?: AbortSignal
 }): Promise<Readiness> {
   const id = checkPresetId(options.id)
   const modelId = checkModelId(options.model)
@@ -81,12 +84,14 @@ export async function checkReadiness(options: {
       },
       { timeoutMs: budget() },
     )
-    const answer = await runtime.events.waitUntil(
+    const waiting = runtime.events.waitUntil(
       session,
       async () =>
         finished((await runtime.listMessages(session, {}, { timeoutMs: budget() })).messages, messageID),
       { timeoutMs: budget() },
     )
+    const answer = await (options.signal ? untilAborted(waiting, options.signal) : waiting)
+    if (answer === ABORTED) return done('failed', 'interrupted')
     if (answer === undefined) return done('failed', `no answer within ${options.timeoutMs ?? 60_000} ms`)
     if (answer.error !== undefined) return done('failed', `the runtime reported ${answer.error}`)
     return done('proven')
@@ -96,6 +101,26 @@ export async function checkReadiness(options: {
   } finally {
     if (sessionId !== undefined) await runtime.deleteSession(sessionId, { timeoutMs: 10_000 }).catch(() => {})
   }
+}
+
+const ABORTED = Symbol('aborted')
+/** `promise`, or ABORTED as soon as `signal` aborts (the promise is left to settle on its own). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED)
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(ABORTED)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
 }
 
 /** The turn's last assistant message once it is complete: its error name, if any. */

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer'
 import { PresetError } from './errors.js'
-import { checkBaseUrl, describeUrl } from './validate.js'
+import { checkBaseUrl, describeUrl, isObjectName } from './validate.js'
 
 // One bounded `GET <baseURL>/models` (the OpenAI list-models route most compatible servers
 // serve), made from where the runtime runs (the CLI runs beside it: on the host for `sallyport
@@ -71,7 +71,18 @@ export async function listModels(options: ListModelsOptions): Promise<ModelListi
       reason: `${where} answered HTTP ${response.status}: it does not list its models this way`,
     }
   }
-  const text = await readBounded(response, maxBytes)
+  let text: string | undefined
+  try {
+    text = await readBounded(response, maxBytes)
+  } catch (cause) {
+    throw new PresetError(
+      'ERR_PRESET_RUNTIME',
+      (cause as Error).name === 'TimeoutError'
+        ? `${where} did not finish its answer within ${timeoutMs} ms`
+        : `${where} broke off its answer (${(cause as Error).name})`,
+      { cause },
+    )
+  }
   if (text === undefined) return { supported: false, reason: `${where} answered more than ${maxBytes} bytes` }
   let body: unknown
   try {
@@ -85,7 +96,7 @@ export async function listModels(options: ListModelsOptions): Promise<ModelListi
   const ids = new Set<string>()
   for (const entry of data) {
     const id = (entry as { id?: unknown } | null)?.id
-    if (typeof id === 'string' && MODEL_ID.test(id)) ids.add(id)
+    if (typeof id === 'string' && MODEL_ID.test(id) && !isObjectName(id)) ids.add(id)
   }
   const sorted = [...ids].sort()
   return { supported: true, models: sorted.slice(0, MAX_MODELS), truncated: sorted.length > MAX_MODELS }

@@ -82,7 +82,12 @@ describe('save', () => {
       },
       { method: 'GET', path: '/config' },
     ])
-    expect(result).toEqual({ reenabled: false, keyStored: false, confirmation: { status: 'confirmed' } })
+    expect(result).toEqual({
+      reenabled: false,
+      allowed: false,
+      keyStored: false,
+      confirmation: { status: 'confirmed' },
+    })
     // Unrelated settings stay.
     expect(fake.state.globalConfig).toMatchObject({ model: 'fake/fake-model', share: 'disabled' })
   })
@@ -108,7 +113,7 @@ describe('save', () => {
     fake.state.globalConfig.enabled_providers = ['fake']
     const result = await presets().save(LOCAL)
     expect(sent[1]?.body).toMatchObject({ enabled_providers: ['fake', 'local'] })
-    expect(result).toMatchObject({ reenabled: true, confirmation: { status: 'confirmed' } })
+    expect(result).toMatchObject({ reenabled: false, allowed: true, confirmation: { status: 'confirmed' } })
   })
 
   it('reports an operator policy that disables the provider, and does not touch the policy', async () => {
@@ -147,6 +152,12 @@ describe('save', () => {
     [{ baseUrl: 'http://host/v1?key=secret' }, 'ERR_PRESET_INVALID_URL'],
     [{ model: '' }, 'ERR_PRESET_INVALID_MODEL'],
     [{ model: 'a b' }, 'ERR_PRESET_INVALID_MODEL'],
+    // Names every JavaScript object has: as a model id, `constructor` made the runtime unable to
+    // resolve any model (found by a review).
+    [{ model: 'constructor' }, 'ERR_PRESET_INVALID_MODEL'],
+    [{ model: 'hasOwnProperty' }, 'ERR_PRESET_INVALID_MODEL'],
+    [{ model: '__proto__' }, 'ERR_PRESET_INVALID_MODEL'],
+    [{ id: 'constructor' }, 'ERR_PRESET_INVALID_ID'],
     [{ key: 'two words' }, 'ERR_PRESET_INVALID_KEY'],
     [{ key: '' }, 'ERR_PRESET_INVALID_KEY'],
   ] as const)('refuses %j with %s and sends nothing', async (change, code) => {
@@ -191,6 +202,23 @@ describe('use', () => {
     })
     expect(sent).toEqual([])
   })
+
+  it.each([
+    [{ disabled_providers: ['local'] }, 'disables provider local'],
+    [{ enabled_providers: ['fake'] }, 'enables only the providers it lists, not local'],
+  ])(
+    'is refused, with nothing sent, when the operator policy %j keeps the provider from being used',
+    async (config, says) => {
+      await presets().save(LOCAL)
+      sent.length = 0
+      const policy = { file: 'config/opencode/opencode.json', config }
+      await expect(presets(policy).use('local', 'qwen2.5-coder:7b')).rejects.toMatchObject({
+        code: 'ERR_PRESET_POLICY',
+        message: expect.stringContaining(says),
+      })
+      expect(sent).toEqual([])
+    },
+  )
 
   it('reports a model that a higher-priority configuration overrides', async () => {
     await presets().save(LOCAL)

@@ -47,11 +47,10 @@ export interface PresetInput {
 }
 
 export interface SaveResult {
-  /**
-   * The id was in `disabled_providers` of the preferences, or missing from their
-   * `enabled_providers` allow-list, and is enabled now.
-   */
+  /** The id was in `disabled_providers` of the preferences and is not any more. */
   readonly reenabled: boolean
+  /** The id was added to the `enabled_providers` allow-list of the preferences. */
+  readonly allowed: boolean
   readonly keyStored: boolean
   readonly confirmation: Confirmation
 }
@@ -143,7 +142,8 @@ export function createPresets(options: { runtime: PresetRuntime; policy?: Operat
       }
       const config = await effective()
       return {
-        reenabled: reenabled || allow,
+        reenabled,
+        allowed: allow,
         keyStored,
         confirmation: confirmSaved(config, id, baseUrl, model, policy),
       }
@@ -159,6 +159,12 @@ export function createPresets(options: { runtime: PresetRuntime; policy?: Operat
           'ERR_PRESET_POLICY',
           `the operator policy file ${policy?.file} sets the model to ${pinned}, which outranks the preferences: change it there`,
         )
+      const blocked = policy && disablesProvider(policy.config, id)
+      if (blocked)
+        throw new PresetError(
+          'ERR_PRESET_POLICY',
+          `the operator policy file ${policy.file} ${blocked}, which outranks the preferences: change it there`,
+        )
       if (!isRecord(record((await preferences()).provider)[id]))
         throw new PresetError('ERR_PRESET_NOT_FOUND', `no preset ${id}: save it first`)
       await patch({ model: qualified }, `make ${qualified} the default model`)
@@ -166,13 +172,19 @@ export function createPresets(options: { runtime: PresetRuntime; policy?: Operat
       if (typeof config === 'string')
         return { model: qualified, confirmation: { status: 'unconfirmed', reason: config } }
       const now = config.model
+      const disabledBy = disablesProvider(config, id)
       const confirmation: Confirmation =
-        now === qualified
-          ? { status: 'confirmed' }
-          : {
+        now !== qualified
+          ? {
               status: 'overridden',
               reason: `the effective model is ${typeof now === 'string' ? now : 'not set'}: a configuration of higher priority than the preferences sets it`,
             }
+          : disabledBy
+            ? {
+                status: 'overridden',
+                reason: `the effective configuration ${disabledBy}: the model cannot be used`,
+              }
+            : { status: 'confirmed' }
       return { model: qualified, confirmation }
     },
 

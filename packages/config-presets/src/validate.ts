@@ -8,9 +8,17 @@ const ID = /^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$/
 /** Model ids as servers name them: `llama3.1:8b`, `Qwen/Qwen2.5-Coder-32B-Instruct`, `gpt-4o-mini`. */
 const MODEL = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$/
 
+/**
+ * Names every JavaScript object already has (`constructor`, `toString`, `__proto__`, …): as a
+ * model id in the runtime's configuration, one of them made the runtime unable to resolve any
+ * model at all (found by a review). Refused as ids and as model ids.
+ */
+const OBJECT_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype'])
+export const isObjectName = (name: string): boolean => OBJECT_NAMES.has(name)
+
 /** A preset id: 1 to 64 lower-case letters, digits, `-` and `_`, starting and ending with a letter or digit. */
 export function checkPresetId(id: string): string {
-  if (!ID.test(id))
+  if (!ID.test(id) || isObjectName(id))
     throw new PresetError(
       'ERR_PRESET_INVALID_ID',
       `invalid preset id ${JSON.stringify(id.slice(0, 80))}: use 1 to 64 lower-case letters, digits, "-" and "_" (it becomes the provider id, as in "<id>/<model>")`,
@@ -31,10 +39,10 @@ export function checkPresetName(name: string): string {
 
 /** A model id as the server names it (its part after `<id>/` in the runtime). */
 export function checkModelId(model: string): string {
-  if (!MODEL.test(model) || model.includes('//'))
+  if (!MODEL.test(model) || model.includes('//') || isObjectName(model))
     throw new PresetError(
       'ERR_PRESET_INVALID_MODEL',
-      `invalid model id ${JSON.stringify(model.slice(0, 80))}: use the id the server lists (letters, digits and . _ : / @ + -, up to 200 characters)`,
+      `invalid model id ${JSON.stringify(model.slice(0, 80))}: use the id the server lists (letters, digits and . _ : / @ + -, up to 200 characters; not a name every JavaScript object has, such as constructor)`,
     )
   return model
 }

@@ -142,6 +142,15 @@ async function withPresets<T>(
   }
 }
 
+/** A change saved but overridden by a configuration of higher priority: exit 5, after the result is printed. */
+function notInEffect(id: string, confirmation: Confirmation): void {
+  if (confirmation.status === 'overridden')
+    throw new PresetError(
+      'ERR_PRESET_POLICY',
+      `preset ${id}: saved, but not in effect: ${confirmation.reason}`,
+    )
+}
+
 function describe(confirmation: Confirmation): string {
   switch (confirmation.status) {
     case 'confirmed':
@@ -189,14 +198,16 @@ export async function presetSave(options: PresetSaveOptions, io: Io): Promise<vo
     const advice = baseUrlAdvice(options.baseUrl.replace(/\/+$/, ''), inContainer ? 'container' : 'host')
     if (options.json) {
       io.out(`${JSON.stringify({ id: options.id, ...result, advice })}\n`)
+      notInEffect(options.id, result.confirmation)
       return
     }
     io.out(
-      `preset ${options.id} saved (${describe(result.confirmation)})${result.reenabled ? '; it was disabled and is enabled again' : ''}${result.keyStored ? '; its key is stored in the runtime' : ''}\n`,
+      `preset ${options.id} saved (${describe(result.confirmation)})${result.reenabled ? '; it was disabled and is enabled again' : ''}${result.allowed ? '; added to the enabled_providers list of the preferences' : ''}${result.keyStored ? '; its key is stored in the runtime' : ''}\n`,
     )
     for (const line of advice) io.err(`note: ${line}\n`)
     io.err(RELOAD_NOTE)
     io.err(`Make it the default with: sallyport preset use ${options.id} ${options.model}\n`)
+    notInEffect(options.id, result.confirmation)
   })
 }
 
@@ -212,6 +223,7 @@ export async function presetUse(
       io.out(`default model ${result.model} (${describe(result.confirmation)})\n`)
       io.err(RELOAD_NOTE)
     }
+    notInEffect(options.id, result.confirmation)
   })
 }
 
@@ -323,7 +335,18 @@ export async function presetCheck(
           )
         model = models[0] as string
       }
-      const result = await checkReadiness({ runtime, id: options.id, model })
+      // Ctrl-C (or a stop) ends the wait; the check still deletes its session before this returns.
+      const interrupt = new AbortController()
+      const stop = (): void => interrupt.abort()
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+      let result: Awaited<ReturnType<typeof checkReadiness>>
+      try {
+        result = await checkReadiness({ runtime, id: options.id, model, signal: interrupt.signal })
+      } finally {
+        process.off('SIGINT', stop)
+        process.off('SIGTERM', stop)
+      }
       if (options.json) io.out(`${JSON.stringify(result)}\n`)
       else
         io.out(
