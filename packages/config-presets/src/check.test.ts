@@ -1,8 +1,9 @@
 import { createUpstreamClient, type UpstreamClient } from '@sallyport/upstream-client'
 import { createFakeRuntime, type FakeRuntime, type FakeTurn } from '@sallyport/upstream-client/testing'
+import { HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { CHECK_AGENT, checkReadiness } from './check.js'
+import { CHECK_AGENT, CHECK_METADATA_KEY, checkReadiness } from './check.js'
 
 // The readiness check against the fake runtime: a session of its own with the chat profile and
 // the chosen model, deleted afterwards whatever happens; `proven` only when the model answered.
@@ -60,6 +61,24 @@ describe('checkReadiness', () => {
     expect(fake.state.sessions.size).toBe(0)
   })
 
+  it('reports an error the runtime raises for the session without an answer (not a timeout)', async () => {
+    answer = (turn, rt) =>
+      void rt.emit('session.error', {
+        sessionID: turn.sessionId,
+        error: {
+          name: 'ProviderModelNotFoundError',
+          data: { message: 'model m of http://10.0.0.5 not found' },
+        },
+      })
+    const result = await checkReadiness({ runtime: runtime(), id: 'local', model: 'm', timeoutMs: 10_000 })
+    expect(result).toMatchObject({
+      inference: 'failed',
+      reason: 'the runtime reported ProviderModelNotFoundError',
+    })
+    expect(JSON.stringify(result)).not.toContain('10.0.0.5')
+    expect(fake.state.sessions.size).toBe(0)
+  })
+
   it('fails after its deadline when no answer comes, and deletes the session', async () => {
     answer = () => {}
     const result = await checkReadiness({ runtime: runtime(), id: 'local', model: 'm', timeoutMs: 300 })
@@ -80,6 +99,26 @@ describe('checkReadiness', () => {
     expect(result).toMatchObject({ inference: 'failed', reason: 'interrupted' })
     expect(turns.length).toBeGreaterThan(0)
     expect(fake.state.sessions.size).toBe(0)
+  })
+
+  it('deletes the session the runtime made when the answer to its creation was lost', async () => {
+    let created = 0
+    server.use(
+      http.post(fake.url('/session'), async ({ request }) => {
+        const body = (await request.json()) as { metadata?: Record<string, unknown> }
+        // The session carries the check's token.
+        expect(Object.keys(body.metadata ?? {})).toEqual([CHECK_METADATA_KEY])
+        fake.addSession({ title: 'sallyport preset check', metadata: body.metadata ?? {} })
+        created++
+        return new HttpResponse('lost', { status: 503 })
+      }),
+    )
+    const before = fake.state.sessions.size
+    await expect(checkReadiness({ runtime: runtime(), id: 'local', model: 'm' })).rejects.toMatchObject({
+      code: 'ERR_PRESET_RUNTIME',
+    })
+    expect(created).toBe(1)
+    expect(fake.state.sessions.size).toBe(before)
   })
 
   it('refuses a bad id or model before asking the runtime anything', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { Message, UpstreamClient } from '@sallyport/upstream-client'
 import { PresetError } from './errors.js'
 import { checkModelId, checkPresetId } from './validate.js'
@@ -11,8 +12,17 @@ import { checkModelId, checkPresetId } from './validate.js'
 /** The runtime operations the check uses (an `UpstreamClient` has them). */
 export type CheckRuntime = Pick<
   UpstreamClient,
-  'createSession' | 'promptAsync' | 'listMessages' | 'deleteSession' | 'newMessageId' | 'events'
+  | 'createSession'
+  | 'listSessions'
+  | 'promptAsync'
+  | 'listMessages'
+  | 'deleteSession'
+  | 'newMessageId'
+  | 'events'
 >
+
+/** Metadata key of a check's session: a random token, to find the session when its creation seemed to fail. */
+export const CHECK_METADATA_KEY = 'sallyportPresetCheck'
 
 /** What the check proved. */
 export interface Readiness {
@@ -55,15 +65,19 @@ export async function checkReadiness(options: {
     elapsedMs: Date.now() - started,
   })
   let sessionId: string | undefined
+  const token = randomBytes(12).toString('hex')
   try {
     try {
       sessionId = (
         await runtime.createSession(
-          { title: 'sallyport preset check', agent: CHECK_AGENT },
+          { title: 'sallyport preset check', agent: CHECK_AGENT, metadata: { [CHECK_METADATA_KEY]: token } },
           { timeoutMs: budget() },
         )
       ).id
     } catch (cause) {
+      // The runtime may have made the session and its answer got lost (a timeout here): found by
+      // its token and deleted.
+      await deleteByToken(runtime, token)
       throw new PresetError(
         'ERR_PRESET_RUNTIME',
         `the runtime did not open a session for the check (${nameOf(cause)})`,
@@ -84,13 +98,30 @@ export async function checkReadiness(options: {
       },
       { timeoutMs: budget() },
     )
+    // The answer, or an error the runtime reports for the session without writing an answer (a
+    // model it cannot resolve, a provider it has disabled): whichever comes first.
+    const stopWaiting = new AbortController()
     const waiting = runtime.events.waitUntil(
       session,
       async () =>
         finished((await runtime.listMessages(session, {}, { timeoutMs: budget() })).messages, messageID),
-      { timeoutMs: budget() },
+      { timeoutMs: budget(), signal: stopWaiting.signal },
     )
-    const answer = await (options.signal ? untilAborted(waiting, options.signal) : waiting)
+    const failing = runtime.events
+      .waitFor(session, (event) => event.type === 'session.error', {
+        timeoutMs: budget(),
+        signal: stopWaiting.signal,
+      })
+      .then((event) => (event === undefined ? NEVER : { error: errorName(event.properties) }))
+    waiting.catch(() => {})
+    failing.catch(() => {})
+    const first = Promise.race([waiting, failing])
+    let answer: Awaited<typeof waiting> | typeof ABORTED
+    try {
+      answer = await (options.signal ? untilAborted(first, options.signal) : first)
+    } finally {
+      stopWaiting.abort()
+    }
     if (answer === ABORTED) return done('failed', 'interrupted')
     if (answer === undefined) return done('failed', `no answer within ${options.timeoutMs ?? 60_000} ms`)
     if (answer.error !== undefined) return done('failed', `the runtime reported ${answer.error}`)
@@ -104,6 +135,14 @@ export async function checkReadiness(options: {
 }
 
 const ABORTED = Symbol('aborted')
+/** A promise that never settles (a wait that ended without its event loses the race). */
+const NEVER = new Promise<never>(() => {})
+
+/** The error name of a `session.error` event (never its message, which may quote the server). */
+function errorName(properties: unknown): string {
+  const name = (properties as { error?: { name?: unknown } } | undefined)?.error?.name
+  return typeof name === 'string' ? name : 'an error'
+}
 /** `promise`, or ABORTED as soon as `signal` aborts (the promise is left to settle on its own). */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
   if (signal.aborted) return Promise.resolve(ABORTED)
@@ -121,6 +160,17 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
       },
     )
   })
+}
+
+/** Deletes the sessions carrying `token` (best effort: the runtime may be down). */
+async function deleteByToken(runtime: CheckRuntime, token: string): Promise<void> {
+  try {
+    for (const session of await runtime.listSessions({}, { timeoutMs: 10_000 }))
+      if ((session.metadata as Record<string, unknown> | undefined)?.[CHECK_METADATA_KEY] === token)
+        await runtime.deleteSession(session.id, { timeoutMs: 10_000 })
+  } catch {
+    // Nothing more to do from here.
+  }
 }
 
 /** The turn's last assistant message once it is complete: its error name, if any. */

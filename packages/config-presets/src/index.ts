@@ -1,4 +1,10 @@
-export { CHECK_AGENT, type CheckRuntime, checkReadiness, type Readiness } from './check.js'
+export {
+  CHECK_AGENT,
+  CHECK_METADATA_KEY,
+  type CheckRuntime,
+  checkReadiness,
+  type Readiness,
+} from './check.js'
 export { PresetError, type PresetErrorCode } from './errors.js'
 export { type ListModelsOptions, listModels, type ModelListing } from './models.js'
 export {
