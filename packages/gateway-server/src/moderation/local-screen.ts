@@ -366,7 +366,7 @@ const MAX_SHELL_WORDS = 200
  * any other variable as `*`, and the word is matched segment by segment against the end of each
  * path (`*` and `?` stay within a segment).
  */
-export function hiddenCredentialPaths(plain: string, units: Uint8Array | Uint16Array): number {
+function hiddenCredentialPaths(plain: string, units: Uint8Array | Uint16Array): number {
   let found = 0
   let examined = 0
   // One pass over the words (split at blanks and shell operators); only a word holding both a
@@ -687,7 +687,7 @@ function proseWords(text: string): number {
  * to the depth limit, and `tooDeep` says that text at the limit still holds an encoding. `prose`
  * is set by base64/hex segments only (unescaped text keeps its words).
  */
-export function inspectDecoded(scan: EncodedScan, clean: string, depth: number, exhaustive = false): Hidden {
+function inspectDecoded(scan: EncodedScan, clean: string, depth: number, exhaustive = false): Hidden {
   const prose = scan.segments.some((segment) => proseWords(segment) >= SCREEN_LIMITS.decodedProseWords)
   const unescaped = unescapeAll(clean)
   const hidden = unescaped === undefined ? scan.segments : [...scan.segments, unescaped]

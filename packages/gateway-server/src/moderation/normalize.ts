@@ -90,7 +90,7 @@ for (let i = 0; i < CONFUSABLE_PAIRS.length; i += 2) {
   CONFUSABLES.set(CONFUSABLE_PAIRS.charCodeAt(i), CONFUSABLE_PAIRS[i + 1]!)
 }
 
-const LEET: Record<string, string> = {
+export const LEET: Readonly<Record<string, string>> = {
   '0': 'o',
   '1': 'i',
   '3': 'e',
