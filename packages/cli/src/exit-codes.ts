@@ -1,5 +1,6 @@
 import { PresetError, type PresetErrorCode } from '@sallyport/config-presets'
 import { CredentialError, type CredentialErrorCode } from '@sallyport/credentials'
+import { SchedulerError, type SchedulerErrorCode } from '@sallyport/scheduler'
 import { CliError, type CliErrorCode } from './errors.ts'
 
 /**
@@ -15,8 +16,8 @@ import { CliError, type CliErrorCode } from './errors.ts'
  * | 5 | conflict (exists already, key in use, limit reached, store busy, the operator policy decides) |
  * | 6 | I/O or store damage (permissions, corrupt or insecure files) |
  * | 7 | a port is in use |
- * | 8 | a process of the stack failed to start, exited, or its runtime refused a request |
- * | 9 | `doctor` found a problem |
+ * | 8 | a process of the stack failed to start, exited, or refused a request; a task run did not complete |
+ * | 9 | a check found a problem (`doctor`, `preset check`, `task validate`, `task sync`) |
  */
 export const EXIT = {
   ok: 0,
@@ -71,6 +72,19 @@ const PRESET_EXIT: Record<PresetErrorCode, number> = {
   ERR_PRESET_RUNTIME: EXIT.process,
 }
 
+const SCHEDULER_EXIT: Record<SchedulerErrorCode, number> = {
+  ERR_SCHEDULER_INVALID_ID: EXIT.usage,
+  ERR_SCHEDULER_INVALID_TASK: EXIT.usage,
+  ERR_SCHEDULER_NOT_FOUND: EXIT.notFound,
+  ERR_SCHEDULER_EXISTS: EXIT.conflict,
+  ERR_SCHEDULER_LOCKED: EXIT.conflict,
+  ERR_SCHEDULER_FORBIDDEN: EXIT.conflict,
+  ERR_SCHEDULER_CONFIG: EXIT.stack,
+  ERR_SCHEDULER_RECONCILE: EXIT.process,
+  ERR_SCHEDULER_UNAVAILABLE: EXIT.process,
+  ERR_SCHEDULER_IO: EXIT.io,
+}
+
 /** The exit code and the one line to print for an error thrown by a command. */
 export function describeFailure(error: unknown): { exitCode: number; message: string } {
   if (CliError.isInstance(error))
@@ -80,6 +94,8 @@ export function describeFailure(error: unknown): { exitCode: number; message: st
   }
   if (PresetError.isInstance(error))
     return { exitCode: PRESET_EXIT[error.code] ?? EXIT.unexpected, message: error.message }
+  if (SchedulerError.isInstance(error))
+    return { exitCode: SCHEDULER_EXIT[error.code] ?? EXIT.unexpected, message: error.message }
   const message = error instanceof Error ? error.message : String(error)
   return { exitCode: EXIT.unexpected, message: `unexpected error: ${firstLine(message)}` }
 }

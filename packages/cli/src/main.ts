@@ -18,6 +18,7 @@ import {
   presetUse,
   readKeyFromStdin,
 } from './commands/preset.ts'
+import { envCommands, taskCommands } from './commands/task-cli.ts'
 import { CliError } from './errors.ts'
 import { describeFailure, EXIT } from './exit-codes.ts'
 import type { Io } from './io.ts'
@@ -262,6 +263,12 @@ export function buildParser(args: string[], io: Io): Argv {
       'preset',
       'Local and custom AI servers (OpenAI-compatible), kept by the running assistant runtime',
       (c) => presetCommands(c, io),
+    )
+    .command('task', "Scheduled agent tasks (knowledge/tasks/<id>.yml), run by the stack's scheduler", (c) =>
+      taskCommands(c, io),
+    )
+    .command('env', 'Run a command with the user environment (knowledge/env/user.env)', (c) =>
+      envCommands(c, io),
     )
     .command('credential', 'Manage named credentials (bearer keys)', (c) =>
       credentialCommands(c, io).example('$0 credential add ci-bot read', 'Create a credential'),

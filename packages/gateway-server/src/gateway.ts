@@ -53,6 +53,12 @@ export interface GatewayOptions {
   maxRequestBodyBytes?: number
   /** Connection and per-credential limits (`GatewayLimits`); each has a default. */
   limits?: Partial<GatewayLimits>
+  /**
+   * What else decides whether the assistant runtime counts as healthy (the stack's scheduler:
+   * a failed task sync marks it unhealthy until a sync succeeds). `ok: false` makes `/health`
+   * answer 503 with `runtime: 'unhealthy'`; `detail` is added to the body as it is.
+   */
+  runtimeHealthExtra?: () => Promise<{ ok: boolean; detail: Record<string, string> }>
 }
 
 /** How the gateway reaches the moderator runtime. */
@@ -81,22 +87,33 @@ function runtimeHealth(
   runtime: RuntimePort,
   moderator: Moderator | undefined,
   now: () => number,
-): () => Promise<{ ok: boolean; runtime: 'ok' | 'unavailable'; moderator: 'ok' | 'unavailable' }> {
+  extra?: GatewayOptions['runtimeHealthExtra'],
+): () => Promise<
+  Record<string, unknown> & {
+    ok: boolean
+    runtime: 'ok' | 'unhealthy' | 'unavailable'
+    moderator: 'ok' | 'unavailable'
+  }
+> {
+  type Extra = Awaited<ReturnType<NonNullable<GatewayOptions['runtimeHealthExtra']>>>
   let checkedAt = Number.NEGATIVE_INFINITY
-  let last: Promise<[boolean, boolean]> = Promise.resolve([false, false])
+  let last: Promise<[boolean, boolean, Extra | undefined]> = Promise.resolve([false, false, undefined])
   return async () => {
     if (now() - checkedAt >= 2000) {
       checkedAt = now()
       last = Promise.all([
         runtime.healthy().catch(() => false),
         moderator ? moderator.reachable().catch(() => false) : Promise.resolve(false),
+        extra ? extra().catch(() => ({ ok: false, detail: {} })) : Promise.resolve(undefined),
       ])
     }
-    const [healthy, moderated] = await last
+    const [healthy, moderated, more] = await last
+    const ok = healthy && (more?.ok ?? true)
     return {
-      ok: healthy,
-      runtime: healthy ? 'ok' : 'unavailable',
+      ok,
+      runtime: !healthy ? 'unavailable' : ok ? 'ok' : 'unhealthy',
       moderator: moderated ? 'ok' : 'unavailable',
+      ...more?.detail,
     }
   }
 }
@@ -186,7 +203,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     allowedOrigins,
     mcp,
     logger,
-    health: runtimeHealth(options.runtime, moderator, options.now ?? Date.now),
+    health: runtimeHealth(options.runtime, moderator, options.now ?? Date.now, options.runtimeHealthExtra),
     newRequestId: () => randomBytes(8).toString('hex'),
     limiter: createCredentialLimiter(limits),
     maxBatch: limits.maxBatch,

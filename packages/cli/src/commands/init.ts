@@ -2,6 +2,7 @@ import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ensureHandleSecret, INITIAL_CREDENTIALS, seedStack } from '@sallyport/credentials'
 import { pluginWrapperSource } from '@sallyport/runtime-guard'
+import { tasksPluginWrapperSource } from '@sallyport/scheduler'
 import { createDirExclusive, createFileExclusive, exists } from '../stack/create-exclusive.ts'
 import { relativeToStack, type StackLayout, stackLayout } from '../stack/layout.ts'
 import {
@@ -19,7 +20,7 @@ import {
   userPreferences,
 } from '../stack/managed-files.ts'
 import { resolveNativePort } from '../stack/ports.ts'
-import { runtimeGuardWrapperPath } from '../stack/runtime-guard-plugin.ts'
+import { runtimeGuardWrapperPath, tasksWrapperPath } from '../stack/runtime-guard-plugin.ts'
 import { ensurePasswordFile } from '../stack/secrets.ts'
 import { defaultStackConfig, detectTimeZone, loadStackConfig } from '../stack/stack-config.ts'
 import { readStackEnv, renderStackEnv, stackEnvVariables } from '../stack/stack-env.ts'
@@ -120,6 +121,7 @@ export async function initStack(options: InitOptions): Promise<InitResult> {
   await dir(join(layout.managedDir, 'plugins'), READ_ONLY_DIR)
   await file(join(layout.managedDir, 'plugins', 'README.md'), PLUGINS_README, READ_ONLY_FILE)
   await file(runtimeGuardWrapperPath(layout), pluginWrapperSource(), READ_ONLY_FILE)
+  await file(tasksWrapperPath(layout), tasksPluginWrapperSource(), READ_ONLY_FILE)
   await seedConfigDir(layout.managedDir, file, dir)
   await dir(layout.moderatorDir, READ_ONLY_DIR)
   await file(join(layout.moderatorDir, 'opencode.json'), jsonText(moderatorConfig()), READ_ONLY_FILE)

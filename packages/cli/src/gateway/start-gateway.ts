@@ -20,6 +20,8 @@ export interface StartGatewayOptions {
   /** The moderator runtime (without it, every input the local screen escalates is blocked). */
   readonly moderator?: StartGatewayModerator | undefined
   readonly logger: Logger
+  /** More of the assistant runtime's health (the scheduler's last sync), for `/health`. */
+  readonly runtimeHealthExtra?: () => Promise<{ ok: boolean; detail: Record<string, string> }>
 }
 
 /** How the gateway reaches the moderator runtime, and `moderator.*` of sallyport.json. */
@@ -116,6 +118,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ...(options.oauth ? { oauth: options.oauth } : {}),
       ...(options.limits ? { limits: { ...options.limits } } : {}),
       ...(options.moderator ? { moderator: { ...options.moderator } } : {}),
+      ...(options.runtimeHealthExtra ? { runtimeHealthExtra: options.runtimeHealthExtra } : {}),
       logger: options.logger.child({ component: 'gateway' }),
     })
   } catch (error) {

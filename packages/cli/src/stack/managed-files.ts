@@ -8,6 +8,7 @@ import { moderatorRuntimeConfig } from '@sallyport/policy'
 export const RUNTIME_VERSION = '1.18.33'
 
 import { runtimeAgentProfiles } from '@sallyport/runtime-guard'
+import { defaultEngineConfig } from '@sallyport/scheduler'
 
 const SCHEMA = 'https://opencode.ai/config.json'
 
@@ -61,19 +62,13 @@ export function userPreferences(): Record<string, unknown> {
   return { $schema: SCHEMA }
 }
 
-/** `config/akm/config.json`: the scheduled engine attaches to the running native server. */
+/**
+ * `config/akm/config.json`: the scheduled engine attaches to the running native server (its URL
+ * from `state/stack.env`, which may name a fresh-setup port) with the `scheduled` profile; its
+ * only secret is the native password file. `@sallyport/scheduler` owns the format.
+ */
 export function akmConfig(): Record<string, unknown> {
-  return {
-    version: 1,
-    engine: {
-      kind: 'opencode-attach',
-      // Resolved from state/stack.env at run time: the native URL may be a fresh-setup port.
-      server: 'native',
-      agent: 'scheduled',
-      passwordFile: '../../state/native-password',
-    },
-    tasks: { source: '../../knowledge/tasks', disabled: '../../knowledge/disabled-tasks' },
-  }
+  return { ...defaultEngineConfig() }
 }
 
 /** The runtime's preference order for the user preferences file; the first present one wins. */
@@ -104,7 +99,8 @@ export function pluginLockSeed(): Record<string, unknown> {
 
 export const PLUGINS_README = `Local plugins of the assistant runtime are discovered here (*.ts, *.js).
 This directory is release-owned and read-only to the runtime. sallyport-runtime-guard.js holds the
-gateway's agents to the workspace guard; \`up\` restores it if it is missing or changed.
+gateway's agents to the workspace guard; sallyport-tasks.js gives trusted native sessions the
+scheduled-task tools. \`up\` restores both if they are missing or changed.
 `
 
 /** JSON as written to disk: two-space indent and a final newline. */

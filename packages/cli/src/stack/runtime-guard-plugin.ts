@@ -2,6 +2,11 @@ import { constants } from 'node:fs'
 import { access, chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { bundledPluginPath, PLUGIN_WRAPPER_FILE, pluginWrapperSource } from '@sallyport/runtime-guard'
+import {
+  bundledTasksPluginPath,
+  TASKS_PLUGIN_WRAPPER_FILE,
+  tasksPluginWrapperSource,
+} from '@sallyport/scheduler'
 import { CliError } from '../errors.ts'
 import { relativeToStack, type StackLayout } from './layout.ts'
 
@@ -54,27 +59,8 @@ export async function ensureRuntimeGuard(layout: StackLayout): Promise<string> {
   if (state.ok) return state.module
   if (state.problem === 'module')
     throw new CliError('ERR_CLI_START_FAILED', `${state.detail}: reinstall sallyport`)
-  const dir = join(layout.managedDir, 'plugins')
   try {
-    const managedMode = (await stat(layout.managedDir)).mode & 0o7777
-    await chmod(layout.managedDir, managedMode | 0o200)
-    try {
-      await mkdir(dir, { mode: 0o555 }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error
-      })
-      const dirMode = (await stat(dir)).mode & 0o7777
-      await chmod(dir, dirMode | 0o200)
-      try {
-        const path = runtimeGuardWrapperPath(layout)
-        await chmod(path, 0o644).catch(() => undefined)
-        await writeFile(path, pluginWrapperSource(), { mode: 0o444 })
-        await chmod(path, 0o444)
-      } finally {
-        await chmod(dir, dirMode)
-      }
-    } finally {
-      await chmod(layout.managedDir, managedMode)
-    }
+    await restoreWrapper(layout, PLUGIN_WRAPPER_FILE, pluginWrapperSource())
   } catch (error) {
     throw new CliError(
       'ERR_CLI_START_FAILED',
@@ -85,4 +71,61 @@ export async function ensureRuntimeGuard(layout: StackLayout): Promise<string> {
   const again = await inspectRuntimeGuard(layout)
   if (!again.ok) throw new CliError('ERR_CLI_START_FAILED', again.detail)
   return again.module
+}
+
+/** Where the managed directory keeps the task tools' wrapper. */
+export function tasksWrapperPath(layout: StackLayout): string {
+  return join(layout.managedDir, 'plugins', TASKS_PLUGIN_WRAPPER_FILE)
+}
+
+/**
+ * Makes sure the assistant will load the task tools: restores their wrapper when it is missing or
+ * changed, and returns the bundled module's path. Not fail-closed like the guard (without the
+ * module the assistant only lacks the task tools): returns undefined, with the reason, instead.
+ */
+export async function ensureTasksPlugin(layout: StackLayout): Promise<{ module?: string; problem?: string }> {
+  const module = bundledTasksPluginPath()
+  try {
+    await access(module, constants.R_OK)
+  } catch {
+    return { problem: 'the bundled task tools module is missing: reinstall sallyport' }
+  }
+  const text = await readFile(tasksWrapperPath(layout), 'utf8').catch(() => undefined)
+  if (text !== tasksPluginWrapperSource()) {
+    try {
+      await restoreWrapper(layout, TASKS_PLUGIN_WRAPPER_FILE, tasksPluginWrapperSource())
+    } catch (error) {
+      return {
+        problem: `${relativeToStack(layout, tasksWrapperPath(layout))} could not be restored (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      }
+    }
+  }
+  return { module }
+}
+
+/**
+ * Writes a release-owned wrapper into the managed directory's `plugins/`: the directories'
+ * read-only modes are lifted for the write and put back; the file is left read-only.
+ */
+async function restoreWrapper(layout: StackLayout, fileName: string, source: string): Promise<void> {
+  const dir = join(layout.managedDir, 'plugins')
+  const managedMode = (await stat(layout.managedDir)).mode & 0o7777
+  await chmod(layout.managedDir, managedMode | 0o200)
+  try {
+    await mkdir(dir, { mode: 0o555 }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error
+    })
+    const dirMode = (await stat(dir)).mode & 0o7777
+    await chmod(dir, dirMode | 0o200)
+    try {
+      const path = join(dir, fileName)
+      await chmod(path, 0o644).catch(() => undefined)
+      await writeFile(path, source, { mode: 0o444 })
+      await chmod(path, 0o444)
+    } finally {
+      await chmod(dir, dirMode)
+    }
+  } finally {
+    await chmod(layout.managedDir, managedMode)
+  }
 }

@@ -91,7 +91,27 @@ export const StackConfigSchema = z
       })
       .strict(),
     assistant: z.object({ timezone: z.string().refine(isTimeZone, 'must be an IANA time zone') }).strict(),
-    scheduler: z.object({ enabled: z.boolean().default(false) }).strict(),
+    /**
+     * `enabled`: the ids of the tasks whose schedules are active, the one place activation lives
+     * (never a task source). `sallyport task pause|resume|create` edit it; `false` (older stacks)
+     * means none. `true` is refused: it would activate every source, imported ones too.
+     */
+    scheduler: z
+      .object({
+        enabled: z
+          .union(
+            [
+              z.literal(false).transform((): string[] => []),
+              z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be a task id')).max(1000),
+            ],
+            {
+              error: 'must be a list of task ids (true would activate every task source, imported ones too)',
+            },
+          )
+          .default([]),
+      })
+      .strict()
+      .default({ enabled: [] }),
     oauth: OAuthConfigSchema.optional(),
   })
   .strict()
@@ -180,7 +200,7 @@ export function defaultStackConfig(timezone: string, options: { container?: bool
     native: { host: '127.0.0.1', port: 'auto', username: 'opencode' },
     moderator: { port: DEFAULT_MODERATOR_PORT, deadlineMs: 20_000, concurrency: 2, queueLimit: 32 },
     assistant: { timezone },
-    scheduler: { enabled: false },
+    scheduler: { enabled: [] },
   }
 }
 

@@ -1,15 +1,17 @@
 import { redactIds } from '@sallyport/gateway-server'
 import { RUNTIME_GUARD_MODULE_ENV } from '@sallyport/runtime-guard'
 import { basicAuth, launchRuntime, type SupervisedProcess, waitUntilReady } from '@sallyport/runtime-process'
+import { STACK_DIR_ENV, TASKS_MODULE_ENV } from '@sallyport/scheduler'
 import type { Logger } from 'pino'
 import { CliError } from '../errors.ts'
 import { type RunningGateway, stackGatewayOptions, startGateway } from '../gateway/start-gateway.ts'
 import { prepareRuntimeDirs } from '../runtime/prepare-dirs.ts'
 import { asStartFailure } from '../runtime/runtime-errors.ts'
 import { relativeToStack, type StackLayout } from './layout.ts'
-import { ensureRuntimeGuard } from './runtime-guard-plugin.ts'
+import { ensureRuntimeGuard, ensureTasksPlugin } from './runtime-guard-plugin.ts'
 import type { StackConfig } from './stack-config.ts'
 import type { StackPlan } from './stack-plan.ts'
+import { schedulerHealth, startScheduler } from './start-scheduler.ts'
 import { writeStackEnv } from './write-stack-env.ts'
 
 /** What `up` planned: the stack, its plan (native port known), the binary and the passwords read. */
@@ -60,6 +62,12 @@ export async function startStack(
   await writeStackEnv(layout, config, plan.native.port)
   // Fail closed: without the runtime guard a remote credential's agent reads through symlinks.
   const runtimeGuardModule = await ensureRuntimeGuard(layout)
+  const tasksPlugin = await ensureTasksPlugin(layout)
+  if (tasksPlugin.problem)
+    logger.warn(
+      { event: 'task_tools_unavailable' },
+      `the assistant will have no task tools: ${tasksPlugin.problem}`,
+    )
   await prepareRuntimeDirs({
     dirs: layout.assistantState,
     userConfigDir: layout.userConfigDir,
@@ -114,7 +122,10 @@ export async function startStack(
       password: input.nativePassword,
       timezone: config.assistant.timezone,
       parent: env,
-      extra: { [RUNTIME_GUARD_MODULE_ENV]: runtimeGuardModule },
+      extra: {
+        [RUNTIME_GUARD_MODULE_ENV]: runtimeGuardModule,
+        ...(tasksPlugin.module && { [TASKS_MODULE_ENV]: tasksPlugin.module, [STACK_DIR_ENV]: layout.root }),
+      },
     })
     track(assistant, children, logger)
     // Always part of the stack: escalated input is classified there (the spec has no off switch).
@@ -162,8 +173,16 @@ export async function startStack(
       url: moderatorReady.url,
       version: moderatorReady.version,
     })
-    gateway = await startGateway(
-      stackGatewayOptions({
+    // The scheduler attaches to the running native server: started once it is ready.
+    const scheduler = await startScheduler({
+      layout,
+      env,
+      deadline: options.deadline,
+      earlyStop,
+      onSpawn: (child) => track(child, children, logger),
+    })
+    gateway = await startGateway({
+      ...stackGatewayOptions({
         layout,
         config,
         plan,
@@ -173,7 +192,8 @@ export async function startStack(
         moderatorPassword: input.moderatorPassword,
         logger,
       }),
-    )
+      runtimeHealthExtra: () => schedulerHealth(scheduler.socket),
+    })
   } catch (error) {
     await stopAll()
     if (stoppedEarly !== undefined) {

@@ -13,6 +13,7 @@ import { preferencesChecks } from './preferences-check.ts'
 import { processChecks } from './process-checks.ts'
 import { runtimeGuardChecks } from './runtime-guard-check.ts'
 import { runtimeVersionChecks } from './runtime-version-check.ts'
+import { schedulerChecks } from './scheduler-check.ts'
 import { secretsOutsideWorkspaceChecks } from './secrets-outside-workspace-check.ts'
 
 export type { Check } from './check.ts'
@@ -42,6 +43,7 @@ export async function doctor(options: DoctorOptions, io: Io): Promise<Check[]> {
     const plan = resolveStackPlan({ layout, config, env: io.env, recorded: await readStackEnv(layout) })
     checks.push(...(await processChecks(plan)))
   }
+  checks.push(...(await schedulerChecks(layout)))
 
   if (options.json) io.out(`${JSON.stringify({ ok: !checks.some((c) => c.status === 'fail'), checks })}\n`)
   else io.out(formatChecks(checks))

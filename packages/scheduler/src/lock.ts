@@ -1,0 +1,95 @@
+import { constants } from 'node:fs'
+import { open, readFile, stat, unlink } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { SchedulerError } from './errors.ts'
+
+/** How long a mutation waits for the task lock, and when a held lock counts as abandoned. */
+export interface TaskLockOptions {
+  readonly timeoutMs?: number
+  readonly staleMs?: number
+}
+
+const inProcess = new Map<string, Promise<unknown>>()
+
+function pidIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Runs `work` while holding the task lock (`config/akm/.tasks.lock`), so that the CLI, the
+ * assistant's task tools and the scheduler never interleave their read-modify-write cycles. A
+ * lock whose holder process is gone, or that is older than `staleMs` (default 60 s), is taken
+ * over; after `timeoutMs` (default 10 s) of waiting, `ERR_SCHEDULER_LOCKED`.
+ */
+export async function withTaskLock<T>(
+  path: string,
+  work: () => Promise<T>,
+  options: TaskLockOptions = {},
+): Promise<T> {
+  const previous = inProcess.get(path) ?? Promise.resolve()
+  const run = previous.catch(() => {}).then(() => lockedRun(path, work, options))
+  inProcess.set(path, run)
+  try {
+    return await run
+  } finally {
+    if (inProcess.get(path) === run) inProcess.delete(path)
+  }
+}
+
+async function lockedRun<T>(path: string, work: () => Promise<T>, options: TaskLockOptions): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const staleMs = options.staleMs ?? 60_000
+  const deadline = Date.now() + timeoutMs
+  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+    try {
+      const handle = await open(
+        path,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o600,
+      )
+      try {
+        await handle.writeFile(`${process.pid}\n`)
+      } finally {
+        await handle.close()
+      }
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new SchedulerError(
+          'ERR_SCHEDULER_IO',
+          `cannot take the task lock (${(error as NodeJS.ErrnoException).code})`,
+          {
+            cause: error,
+          },
+        )
+    }
+    if (await isStale(path, staleMs)) {
+      await unlink(path).catch(() => {})
+      continue
+    }
+    if (Date.now() >= deadline)
+      throw new SchedulerError('ERR_SCHEDULER_LOCKED', 'another task change is in progress; try again')
+    await sleep(delay)
+  }
+  try {
+    return await work()
+  } finally {
+    await unlink(path).catch(() => {})
+  }
+}
+
+async function isStale(path: string, staleMs: number): Promise<boolean> {
+  try {
+    const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)])
+    const pid = Number.parseInt(text, 10)
+    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || !pidIsAlive(pid))) return true
+    return Date.now() - info.mtimeMs > staleMs
+  } catch {
+    return false
+  }
+}

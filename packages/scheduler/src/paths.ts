@@ -1,0 +1,49 @@
+import { join, resolve } from 'node:path'
+
+/** Every file the scheduler reads or writes, derived from the stack directory. */
+export interface SchedulerPaths {
+  readonly root: string
+  /** `sallyport.json`: `scheduler.enabled` (activation) and `assistant.timezone`. */
+  readonly stackConfig: string
+  /** `config/akm/`: the engine configuration and the task lock; writable for atomic updates. */
+  readonly akmDir: string
+  readonly engineConfig: string
+  readonly lockFile: string
+  readonly knowledgeDir: string
+  readonly tasksDir: string
+  readonly disabledTasksDir: string
+  /** `knowledge/task-history/<id>.jsonl`. */
+  readonly historyDir: string
+  readonly stateDir: string
+  /** The running scheduler's control socket (0600, in the private `state/`). */
+  readonly socket: string
+  /** Recorded by `up` on every start: the native URL and user name. */
+  readonly stackEnv: string
+}
+
+/** The scheduler's paths in the stack rooted at `root`. */
+export function schedulerPaths(root: string): SchedulerPaths {
+  const base = resolve(root)
+  const akmDir = join(base, 'config', 'akm')
+  const knowledgeDir = join(base, 'knowledge')
+  const stateDir = join(base, 'state')
+  return {
+    root: base,
+    stackConfig: join(base, 'sallyport.json'),
+    akmDir,
+    engineConfig: join(akmDir, 'config.json'),
+    lockFile: join(akmDir, '.tasks.lock'),
+    knowledgeDir,
+    tasksDir: join(knowledgeDir, 'tasks'),
+    disabledTasksDir: join(knowledgeDir, 'disabled-tasks'),
+    historyDir: join(knowledgeDir, 'task-history'),
+    stateDir,
+    socket: join(stateDir, 'scheduler.sock'),
+    stackEnv: join(stateDir, 'stack.env'),
+  }
+}
+
+/** `path` relative to the stack root for messages; other paths unchanged. */
+export function shown(paths: Pick<SchedulerPaths, 'root'>, path: string): string {
+  return path.startsWith(`${paths.root}/`) ? path.slice(paths.root.length + 1) : path
+}

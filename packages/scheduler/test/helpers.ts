@@ -1,0 +1,187 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { afterEach } from 'vitest'
+import { SchedulerError, type SchedulerErrorCode } from '../src/errors.ts'
+import { type SchedulerPaths, schedulerPaths } from '../src/paths.ts'
+import type { SchedulerClock } from '../src/scheduler.ts'
+
+/**
+ * Returns a factory of temporary directories (fs.mkdtempSync under os.tmpdir()); every directory
+ * it made is removed after each test. Call once at the top of a test file.
+ */
+export function useTempDirs(prefix = 'sp-sched-'): () => string {
+  const made: string[] = []
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+  })
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix))
+    made.push(dir)
+    return dir
+  }
+}
+
+/** The default host config of a test stack: UTC, nothing enabled. */
+export const DEFAULT_HOST_CONFIG = { version: 1, assistant: { timezone: 'UTC' }, scheduler: { enabled: [] } }
+
+/** A stack directory with config/akm, knowledge/tasks and sallyport.json. */
+export function makeStack(root: string, hostConfig: unknown = DEFAULT_HOST_CONFIG): SchedulerPaths {
+  const paths = schedulerPaths(root)
+  mkdirSync(paths.akmDir, { recursive: true, mode: 0o700 })
+  mkdirSync(paths.tasksDir, { recursive: true, mode: 0o700 })
+  mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 })
+  writeHostConfig(paths, hostConfig)
+  return paths
+}
+
+export function writeHostConfig(paths: Pick<SchedulerPaths, 'stackConfig'>, value: unknown): void {
+  writeFileSync(paths.stackConfig, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 })
+}
+
+export function readHostConfig(paths: Pick<SchedulerPaths, 'stackConfig'>): Record<string, unknown> {
+  return JSON.parse(readFileSync(paths.stackConfig, 'utf8')) as Record<string, unknown>
+}
+
+export function enabledIds(paths: Pick<SchedulerPaths, 'stackConfig'>): unknown {
+  return (readHostConfig(paths).scheduler as { enabled?: unknown } | undefined)?.enabled
+}
+
+/** Writes `knowledge/tasks/<id>.yml` with a minimal valid source plus `extra` lines. */
+export function writeTask(paths: Pick<SchedulerPaths, 'tasksDir'>, id: string, extra = '', prompt = 'Summarise the notes.'): string {
+  const path = join(paths.tasksDir, `${id}.yml`)
+  writeFileSync(path, `version: 1\n${extra}prompt: ${JSON.stringify(prompt)}\n`, { mode: 0o600 })
+  return path
+}
+
+/** Every regular file under `dir` (relative path → content); directories themselves are not listed. */
+export function fileTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (current: string): void => {
+    let names: string[]
+    try {
+      names = readdirSync(current)
+    } catch {
+      return
+    }
+    for (const name of names.sort()) {
+      const path = join(current, name)
+      if (statSync(path).isDirectory()) walk(path)
+      else out[relative(dir, path)] = readFileSync(path, 'utf8')
+    }
+  }
+  walk(dir)
+  return out
+}
+
+/** Awaits `promise` and returns the SchedulerError it rejects with (fails when it resolves or throws something else). */
+export async function schedulerErrorOf(promise: Promise<unknown>): Promise<SchedulerError> {
+  try {
+    await promise
+  } catch (error) {
+    if (SchedulerError.isInstance(error)) return error
+    throw new Error(`expected a SchedulerError, got ${String(error)}`)
+  }
+  throw new Error('expected a SchedulerError, but the promise resolved')
+}
+
+/** Calls `fn` and returns the code of the SchedulerError it throws. */
+export function codeThrown(fn: () => unknown): SchedulerErrorCode | undefined {
+  try {
+    fn()
+  } catch (error) {
+    if (SchedulerError.isInstance(error)) return error.code
+    throw error
+  }
+  return undefined
+}
+
+/** Polls `probe` (every macrotask turn) until true; throws after `timeoutMs` of real time. */
+export async function pollUntil(probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+}
+
+/** A promise with its resolve function outside. */
+export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void
+  const promise = new Promise<T>((r) => {
+    resolve = r
+  })
+  return { promise, resolve }
+}
+
+interface FakeTimer {
+  readonly at: number
+  readonly callback: () => void
+}
+
+/**
+ * A manual {@link SchedulerClock}: time moves only when a test says so, and timers run only in
+ * {@link FakeClock.advanceTo} / {@link FakeClock.fireDue}.
+ */
+export class FakeClock implements SchedulerClock {
+  private readonly timers = new Map<number, FakeTimer>()
+  private seq = 0
+
+  constructor(public current: number) {}
+
+  now = (): number => this.current
+
+  setTimer = (callback: () => void, ms: number): unknown => {
+    const id = ++this.seq
+    this.timers.set(id, { at: this.current + Math.max(0, ms), callback })
+    return id
+  }
+
+  clearTimer = (handle: unknown): void => {
+    this.timers.delete(handle as number)
+  }
+
+  get pending(): number {
+    return this.timers.size
+  }
+
+  /** Moves the time without running any timer (a suspended host, a blocked event loop). */
+  jump(ms: number): void {
+    this.current += ms
+  }
+
+  /** Runs the timers that are due now, earliest first. Returns how many ran. */
+  fireDue(): number {
+    let ran = 0
+    for (;;) {
+      const next = this.earliest(this.current)
+      if (!next) return ran
+      this.timers.delete(next[0])
+      next[1].callback()
+      ran++
+    }
+  }
+
+  /**
+   * Advances to `target`, running each timer at its due time. Before each step it waits (real
+   * time, bounded) until the scheduler has re-armed its timer: a tick that starts a sync arms
+   * the next timer only when that sync has read the files.
+   */
+  async advanceTo(target: number): Promise<void> {
+    for (;;) {
+      await pollUntil(() => this.pending > 0, 'the scheduler to arm its timer')
+      const next = this.earliest(target)
+      if (!next) break
+      this.current = Math.max(this.current, next[1].at)
+      this.timers.delete(next[0])
+      next[1].callback()
+    }
+    this.current = Math.max(this.current, target)
+  }
+
+  private earliest(limit: number): [number, FakeTimer] | undefined {
+    let best: [number, FakeTimer] | undefined
+    for (const entry of this.timers) if (entry[1].at <= limit && (!best || entry[1].at < best[1].at)) best = entry
+    return best
+  }
+}

@@ -1,0 +1,10 @@
+import { defineConfig } from 'tsup'
+import { packageBuild } from '../../tsup.base.ts'
+
+// `dist/plugin.js` is imported by the runtime from a fixed path, outside any node_modules tree:
+// it bundles everything it needs (the task helper, zod, yaml, croner). `dist/daemon-main.js` is
+// the scheduler process `up` starts.
+export default defineConfig([
+  packageBuild({ entry: ['src/index.ts', 'src/daemon-main.ts'] }),
+  packageBuild({ entry: ['src/plugin.ts'], noExternal: [/./], clean: false }),
+])
