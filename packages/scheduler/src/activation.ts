@@ -1,33 +1,44 @@
 import { SchedulerError } from './errors.ts'
 import { readTextIfPresent, writeFileAtomic } from './fs-util.ts'
+import type { SchedulerPaths } from './paths.ts'
 import { hostTimeZone, isTimeZone } from './schedule.ts'
 import { isTaskId } from './task-source.ts'
 
 /**
- * The host-local settings the scheduler reads from `sallyport.json` on every sync:
- * `scheduler.enabled`, the ids of the tasks whose schedules are active (`false` or absent: none),
- * and `assistant.timezone` (default: the host's).
+ * The host-local settings the scheduler reads on every sync: `scheduler.enabled` of
+ * `config/akm/config.json`, the ids of the tasks whose schedules are active (absent: none; the
+ * directory is writable for atomic updates, also in the container), and `assistant.timezone` of
+ * `sallyport.json` (default: the host's).
  */
 export interface HostSettings {
   readonly enabled: ReadonlySet<string>
   readonly timezone: string
 }
 
-/** Reads `sallyport.json`. A missing file means no task is active and the host's time zone. */
-export async function readHostSettings(stackConfig: string): Promise<HostSettings> {
-  const document = await readDocument(stackConfig)
-  return {
-    enabled: new Set(enabledList(document)),
-    timezone: timezoneOf(document),
-  }
+/** Reads both files. A missing file means no task is active / the host's time zone. */
+export async function readHostSettings(
+  paths: Pick<SchedulerPaths, 'engineConfig' | 'stackConfig'>,
+): Promise<HostSettings> {
+  const [engine, stack] = await Promise.all([
+    readDocument(paths.engineConfig, ENGINE),
+    readDocument(paths.stackConfig, STACK),
+  ])
+  return { enabled: new Set(enabledList(engine)), timezone: timezoneOf(stack) }
 }
 
 /**
- * Adds or removes `id` in `scheduler.enabled` of `sallyport.json`, leaving every other key as it
- * was (atomic replace, same mode). Returns whether the list changed. Call under the task lock.
+ * Adds or removes `id` in `scheduler.enabled` of `config/akm/config.json`, leaving every other
+ * key as it was (atomic replace, same mode). Returns whether the list changed. Call under the
+ * task lock.
  */
-export async function setTaskEnabled(stackConfig: string, id: string, enabled: boolean): Promise<boolean> {
-  const document = (await readDocument(stackConfig)) ?? { version: 1 }
+export async function setTaskEnabled(
+  paths: Pick<SchedulerPaths, 'engineConfig'>,
+  id: string,
+  enabled: boolean,
+): Promise<boolean> {
+  const document = await readDocument(paths.engineConfig, ENGINE)
+  if (document === undefined)
+    throw new SchedulerError('ERR_SCHEDULER_CONFIG', `${ENGINE} is missing: run \`sallyport init\``)
   const list = enabledList(document)
   const has = list.includes(id)
   if (has === enabled) return false
@@ -35,11 +46,11 @@ export async function setTaskEnabled(stackConfig: string, id: string, enabled: b
   const scheduler = isObject(document.scheduler) ? document.scheduler : {}
   const updated = { ...document, scheduler: { ...scheduler, enabled: next } }
   try {
-    await writeFileAtomic(stackConfig, `${JSON.stringify(updated, null, 2)}\n`)
+    await writeFileAtomic(paths.engineConfig, `${JSON.stringify(updated, null, 2)}\n`)
   } catch (error) {
     throw new SchedulerError(
       'ERR_SCHEDULER_IO',
-      `cannot write sallyport.json (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      `cannot write ${ENGINE} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
       { cause: error },
     )
   }
@@ -47,15 +58,17 @@ export async function setTaskEnabled(stackConfig: string, id: string, enabled: b
 }
 
 type Document = Record<string, unknown>
+const ENGINE = 'config/akm/config.json'
+const STACK = 'sallyport.json'
 
-async function readDocument(path: string): Promise<Document | undefined> {
+async function readDocument(path: string, shown: string): Promise<Document | undefined> {
   let text: string | undefined
   try {
     text = await readTextIfPresent(path)
   } catch (error) {
     throw new SchedulerError(
       'ERR_SCHEDULER_CONFIG',
-      `cannot read sallyport.json (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      `cannot read ${shown} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
       { cause: error },
     )
   }
@@ -64,10 +77,9 @@ async function readDocument(path: string): Promise<Document | undefined> {
   try {
     value = JSON.parse(text)
   } catch {
-    throw new SchedulerError('ERR_SCHEDULER_CONFIG', 'sallyport.json is not valid JSON')
+    throw new SchedulerError('ERR_SCHEDULER_CONFIG', `${shown} is not valid JSON`)
   }
-  if (!isObject(value))
-    throw new SchedulerError('ERR_SCHEDULER_CONFIG', 'sallyport.json is not a JSON object')
+  if (!isObject(value)) throw new SchedulerError('ERR_SCHEDULER_CONFIG', `${shown} is not a JSON object`)
   return value
 }
 
@@ -75,18 +87,18 @@ function enabledList(document: Document | undefined): string[] {
   const scheduler = document?.scheduler
   if (scheduler === undefined) return []
   if (!isObject(scheduler))
-    throw new SchedulerError('ERR_SCHEDULER_CONFIG', 'scheduler in sallyport.json is not an object')
+    throw new SchedulerError('ERR_SCHEDULER_CONFIG', `scheduler in ${ENGINE} is not an object`)
   const enabled = scheduler.enabled
-  if (enabled === undefined || enabled === false) return []
-  if (enabled === true)
+  if (enabled === undefined) return []
+  if (typeof enabled === 'boolean')
     throw new SchedulerError(
       'ERR_SCHEDULER_CONFIG',
-      'scheduler.enabled in sallyport.json is a list of task ids (true would activate every source, imported ones too)',
+      `scheduler.enabled in ${ENGINE} is a list of task ids (true would activate every source, imported ones too)`,
     )
   if (!Array.isArray(enabled) || enabled.some((id) => typeof id !== 'string' || !isTaskId(id)))
     throw new SchedulerError(
       'ERR_SCHEDULER_CONFIG',
-      'scheduler.enabled in sallyport.json must be a list of task ids',
+      `scheduler.enabled in ${ENGINE} must be a list of task ids`,
     )
   return [...new Set(enabled as string[])]
 }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 import { SchedulerError } from './errors.ts'
 import type { SchedulerPaths } from './paths.ts'
-import { describeIssues } from './task-source.ts'
+import { describeIssues, TASK_ID_PATTERN } from './task-source.ts'
 
 /**
  * `config/akm/config.json`: the scheduled engine. It attaches to the stack's already-running,
@@ -28,6 +28,14 @@ export const EngineConfigSchema = z
         disabled: z.string().min(1).max(4096),
       })
       .strict(),
+    /**
+     * `enabled`: the ids of the tasks whose schedules are active, the one place activation lives
+     * (never a task source). `sallyport task pause|resume|create` and the task tools edit it.
+     */
+    scheduler: z
+      .object({ enabled: z.array(z.string().regex(TASK_ID_PATTERN, 'must be a task id')).max(1000) })
+      .strict()
+      .optional(),
   })
   .strict()
 export type EngineConfig = z.infer<typeof EngineConfigSchema>
@@ -43,6 +51,7 @@ export function defaultEngineConfig(): EngineConfig {
       passwordFile: '../../state/native-password',
     },
     tasks: { source: '../../knowledge/tasks', disabled: '../../knowledge/disabled-tasks' },
+    scheduler: { enabled: [] },
   }
 }
 

@@ -6,7 +6,7 @@ export type SchedulerErrorCode =
   | 'ERR_SCHEDULER_INVALID_TASK'
   | 'ERR_SCHEDULER_NOT_FOUND'
   | 'ERR_SCHEDULER_EXISTS'
-  /** sallyport.json or config/akm/config.json cannot be read or is invalid. */
+  /** config/akm/config.json or sallyport.json cannot be read or is invalid. */
   | 'ERR_SCHEDULER_CONFIG'
   /** Another mutation holds the task lock for too long. */
   | 'ERR_SCHEDULER_LOCKED'

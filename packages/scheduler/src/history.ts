@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile, stat } from 'node:fs/promises'
+import { appendFile, mkdir, open, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { writeFileAtomic } from './fs-util.ts'
@@ -49,7 +49,9 @@ export async function appendHistory(
     await writeFileAtomic(path, `${kept.join('\n')}\n${line}`, 0o600)
     return
   }
-  await appendFile(path, line, { mode: 0o600 })
+  // A torn last line (a crash mid-append) must not swallow this record.
+  const torn = size > 0 && !(await endsWithNewline(path, size))
+  await appendFile(path, torn ? `\n${line}` : line, { mode: 0o600 })
 }
 
 /** The newest `limit` runs of a task, newest first. Lines that do not parse are skipped. */
@@ -78,4 +80,15 @@ export async function readHistory(
     }
   }
   return out
+}
+
+async function endsWithNewline(path: string, size: number): Promise<boolean> {
+  const handle = await open(path, 'r')
+  try {
+    const byte = Buffer.alloc(1)
+    await handle.read(byte, 0, 1, size - 1)
+    return byte[0] === 10
+  } finally {
+    await handle.close()
+  }
 }

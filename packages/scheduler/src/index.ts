@@ -1,7 +1,7 @@
 /**
  * `@sallyport/scheduler`: scheduled agent tasks of a sallyport stack. Task sources are strict
  * YAML files (`knowledge/tasks/<id>.yml`); activation lives only in `scheduler.enabled` of
- * `sallyport.json`; the scheduler reconciles both at start and every 60 s and runs due tasks
+ * `config/akm/config.json`; the scheduler reconciles both at start and every 60 s and runs due tasks
  * through the native server with the `scheduled` profile; the task helper is the one mutation
  * boundary of the CLI and the assistant's task tools.
  */

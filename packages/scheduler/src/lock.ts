@@ -59,6 +59,8 @@ async function lockedRun<T>(path: string, work: () => Promise<T>, options: TaskL
       }
       break
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new SchedulerError('ERR_SCHEDULER_CONFIG', 'config/akm/ is missing: run `sallyport init`')
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
         throw new SchedulerError(
           'ERR_SCHEDULER_IO',

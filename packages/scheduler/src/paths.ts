@@ -3,9 +3,9 @@ import { join, resolve } from 'node:path'
 /** Every file the scheduler reads or writes, derived from the stack directory. */
 export interface SchedulerPaths {
   readonly root: string
-  /** `sallyport.json`: `scheduler.enabled` (activation) and `assistant.timezone`. */
+  /** `sallyport.json`: `assistant.timezone` (read only). */
   readonly stackConfig: string
-  /** `config/akm/`: the engine configuration and the task lock; writable for atomic updates. */
+  /** `config/akm/`: the engine configuration with `scheduler.enabled` (activation), and the task lock; writable for atomic updates. */
   readonly akmDir: string
   readonly engineConfig: string
   readonly lockFile: string

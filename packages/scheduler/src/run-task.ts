@@ -4,7 +4,7 @@ import { lstat, mkdir, open, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Message, UpstreamClient } from '@sallyport/upstream-client'
 import type { RunRecord } from './history.ts'
-import { DEFAULT_OUTPUT, expandOutputPath } from './output-path.ts'
+import { checkOutputPath, DEFAULT_OUTPUT, expandOutputPath } from './output-path.ts'
 import { sanitizeMessage } from './sanitize.ts'
 import { type TaskDefinition, withGuidance } from './task-source.ts'
 
@@ -60,6 +60,10 @@ export async function runTask(input: RunTaskInput): Promise<RunRecord> {
     durationMs: Math.max(0, now() - started),
     ...extra,
   })
+  if (input.signal?.aborted) return record('cancelled')
+  const output = expandOutputPath(task.output ?? DEFAULT_OUTPUT, task.id, new Date(started))
+  const outputProblem = checkOutputPath(output)
+  if (outputProblem) return record('failed', { error: `output ${outputProblem}` })
   let sessionId: string | undefined
   const stop = new AbortController()
   const onAbort = (): void => stop.abort()
@@ -112,7 +116,6 @@ export async function runTask(input: RunTaskInput): Promise<RunRecord> {
       })
     }
     if (result.error !== undefined) return record('failed', { error: result.error })
-    const output = expandOutputPath(task.output ?? DEFAULT_OUTPUT, task.id, new Date(started))
     try {
       await writeResult(input.knowledgeDir, output, result.text ?? '')
     } catch (error) {
@@ -207,6 +210,8 @@ function codeOf(error: unknown): string {
 export async function writeResult(knowledgeDir: string, relative: string, text: string): Promise<void> {
   const root = await realpath(knowledgeDir)
   const segments = relative.split('/')
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
+    throw Object.assign(new Error('bad path'), { code: 'EINVAL' })
   let dir = root
   for (const segment of segments.slice(0, -1)) {
     dir = join(dir, segment)

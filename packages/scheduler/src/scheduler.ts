@@ -54,7 +54,7 @@ export interface SchedulerStatus {
 }
 
 export interface SchedulerOptions {
-  readonly paths: Pick<SchedulerPaths, 'tasksDir' | 'stackConfig'>
+  readonly paths: Pick<SchedulerPaths, 'tasksDir' | 'stackConfig' | 'engineConfig'>
   /** Runs one task; must not throw (see `runTask`). */
   readonly run: (
     task: TaskDefinition,
@@ -105,7 +105,7 @@ export function createScheduler(options: SchedulerOptions) {
       await options.preflight?.()
       const [catalog, host] = await Promise.all([
         readTaskCatalog(options.paths),
-        readHostSettings(options.paths.stackConfig),
+        readHostSettings(options.paths),
       ])
       const seen = new Set<string>()
       const paused: string[] = []

@@ -1,17 +1,14 @@
-import { constants } from 'node:fs'
-import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
+import { mkdir, rename, stat, unlink } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { readHostSettings, setTaskEnabled } from './activation.ts'
 import { SchedulerError } from './errors.ts'
-import { readSmallFile } from './fs-util.ts'
 import { type TaskLockOptions, withTaskLock } from './lock.ts'
 import { DEFAULT_OUTPUT } from './output-path.ts'
 import type { SchedulerPaths } from './paths.ts'
+import { idFromFileName, readSource, restoreCandidates, writeExclusive } from './source-files.ts'
 import { type InvalidTask, printable, problemOf, readTaskCatalog, readTaskFile } from './task-files.ts'
 import {
   checkTaskId,
-  isTaskId,
-  MAX_TASK_SOURCE_BYTES,
   parseTaskSource,
   renderTaskSource,
   type TaskDefinition,
@@ -70,11 +67,6 @@ export interface RestoreResult {
   readonly reconciled: 'applied' | 'deferred'
 }
 
-/** Most task files one restore stages. */
-export const MAX_RESTORE_FILES = 200
-
-const BACKUP_NAME = /^(.+)-(\d{8}T\d{9}Z)\.yml$/
-
 /**
  * The task helper: the one mutation boundary for host-CLI and assistant-created task operations
  * (spec, scheduler rule 12). Every change takes the task lock, validates, writes atomically,
@@ -118,7 +110,7 @@ export function createTaskHelper(options: TaskHelperOptions) {
 
     /** Every task, its state, and every invalid file. */
     async list(): Promise<TaskListing> {
-      const [catalog, host] = await Promise.all([readTaskCatalog(paths), readHostSettings(paths.stackConfig)])
+      const [catalog, host] = await Promise.all([readTaskCatalog(paths), readHostSettings(paths)])
       return {
         tasks: catalog.tasks.map((task) => ({ task, state: stateOf(task, host.enabled) })),
         invalid: catalog.invalid,
@@ -129,7 +121,7 @@ export function createTaskHelper(options: TaskHelperOptions) {
     /** One task (`ERR_SCHEDULER_NOT_FOUND`, or `ERR_SCHEDULER_INVALID_TASK` with the problem). */
     async show(id: string): Promise<TaskView & { readonly timezone: string }> {
       const task = await readTaskFile(taskPath(id), id)
-      const host = await readHostSettings(paths.stackConfig)
+      const host = await readHostSettings(paths)
       return { task, state: stateOf(task, host.enabled), timezone: host.timezone }
     },
 
@@ -158,13 +150,13 @@ export function createTaskHelper(options: TaskHelperOptions) {
         const activate = task.schedule !== undefined && input.paused !== true
         let changed = false
         try {
-          if (activate) changed = await setTaskEnabled(paths.stackConfig, id, true)
+          if (activate) changed = await setTaskEnabled(paths, id, true)
         } catch (error) {
           await unlink(path).catch(() => {})
           throw error
         }
         const reconciled = await settle(id, async () => {
-          if (changed) await setTaskEnabled(paths.stackConfig, id, false).catch(() => {})
+          if (changed) await setTaskEnabled(paths, id, false).catch(() => {})
           await unlink(path).catch(() => {})
         })
         return {
@@ -184,9 +176,9 @@ export function createTaskHelper(options: TaskHelperOptions) {
             'ERR_SCHEDULER_INVALID_TASK',
             `${id} has no schedule: run it with \`task run\``,
           )
-        const changed = await setTaskEnabled(paths.stackConfig, id, true)
+        const changed = await setTaskEnabled(paths, id, true)
         const reconciled = await settle(id, async () => {
-          if (changed) await setTaskEnabled(paths.stackConfig, id, false).catch(() => {})
+          if (changed) await setTaskEnabled(paths, id, false).catch(() => {})
         })
         return { changed, reconciled }
       })
@@ -196,9 +188,9 @@ export function createTaskHelper(options: TaskHelperOptions) {
     async pause(id: string): Promise<MutationResult & { readonly changed: boolean }> {
       checkTaskId(id)
       return locked(async () => {
-        const changed = await setTaskEnabled(paths.stackConfig, id, false)
+        const changed = await setTaskEnabled(paths, id, false)
         const reconciled = await settle(id, async () => {
-          if (changed) await setTaskEnabled(paths.stackConfig, id, true).catch(() => {})
+          if (changed) await setTaskEnabled(paths, id, true).catch(() => {})
         })
         return { changed, reconciled }
       })
@@ -222,14 +214,14 @@ export function createTaskHelper(options: TaskHelperOptions) {
         await rename(source, backup)
         let changed = false
         try {
-          changed = await setTaskEnabled(paths.stackConfig, id, false)
+          changed = await setTaskEnabled(paths, id, false)
         } catch (error) {
           await rename(backup, source).catch(() => {})
           throw error
         }
         const reconciled = await settle(id, async () => {
           await rename(backup, source).catch(() => {})
-          if (changed) await setTaskEnabled(paths.stackConfig, id, true).catch(() => {})
+          if (changed) await setTaskEnabled(paths, id, true).catch(() => {})
         })
         return { backup: backupName, reconciled }
       })
@@ -324,12 +316,12 @@ export function createTaskHelper(options: TaskHelperOptions) {
             continue
           }
           written.push(taskPath(id))
-          if (await setTaskEnabled(paths.stackConfig, id, false)) deactivated.push(id)
+          if (await setTaskEnabled(paths, id, false)) deactivated.push(id)
           staged.push(parseTaskSource(id, text))
         }
         const reconciled = await settle(undefined, async () => {
           for (const path of written) await unlink(path).catch(() => {})
-          for (const id of deactivated) await setTaskEnabled(paths.stackConfig, id, true).catch(() => {})
+          for (const id of deactivated) await setTaskEnabled(paths, id, true).catch(() => {})
         })
         return { staged, refused, reconciled }
       })
@@ -342,71 +334,4 @@ export type TaskHelper = ReturnType<typeof createTaskHelper>
 /** The output a task writes when it names none. */
 export const defaultOutput = (task: Pick<TaskDefinition, 'output'>): string => task.output ?? DEFAULT_OUTPUT
 
-/** `<id>.yml` → id; `<id>-<UTC time>.yml` (a backup) → id; anything else → undefined. */
-export function idFromFileName(name: string): string | undefined {
-  const backup = BACKUP_NAME.exec(name)
-  if (backup?.[1] && isTaskId(backup[1])) return backup[1]
-  if (name.endsWith('.yml') && isTaskId(name.slice(0, -4))) return name.slice(0, -4)
-  return undefined
-}
-
-async function readSource(path: string, id: string): Promise<TaskDefinition> {
-  const bytes = await readSmallFile(path, MAX_TASK_SOURCE_BYTES)
-  if (bytes === undefined)
-    throw new SchedulerError('ERR_SCHEDULER_NOT_FOUND', `${printable(path)} does not exist`)
-  return parseTaskSource(id, bytes)
-}
-
-async function restoreCandidates(backup: string): Promise<string[]> {
-  const info = await stat(backup).catch(() => undefined)
-  if (!info) throw new SchedulerError('ERR_SCHEDULER_NOT_FOUND', `${printable(backup)} does not exist`)
-  if (info.isFile()) return [backup]
-  if (!info.isDirectory())
-    throw new SchedulerError('ERR_SCHEDULER_IO', `${printable(backup)} is not a file or a directory`)
-  const names = (await readdir(backup))
-    .filter((name) => name.endsWith('.yml') && !name.startsWith('.'))
-    .sort()
-  if (names.length > MAX_RESTORE_FILES)
-    throw new SchedulerError(
-      'ERR_SCHEDULER_INVALID_TASK',
-      `more than ${MAX_RESTORE_FILES} task files in one restore`,
-    )
-  return names.map((name) => join(backup, name))
-}
-
-/** Creates `path` with `text`; `ERR_SCHEDULER_EXISTS` when it exists (also as a symlink). */
-async function writeExclusive(path: string, text: string, id: string): Promise<void> {
-  let handle: Awaited<ReturnType<typeof open>>
-  try {
-    handle = await open(
-      path,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    )
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-      throw new SchedulerError('ERR_SCHEDULER_EXISTS', `task ${id} exists already (remove it first)`)
-    throw new SchedulerError(
-      'ERR_SCHEDULER_IO',
-      `cannot write knowledge/tasks/${id}.yml (${(error as NodeJS.ErrnoException).code})`,
-      {
-        cause: error,
-      },
-    )
-  }
-  try {
-    await handle.writeFile(text, 'utf8')
-    await handle.sync()
-  } catch (error) {
-    await handle.close().catch(() => {})
-    await unlink(path).catch(() => {})
-    throw new SchedulerError(
-      'ERR_SCHEDULER_IO',
-      `cannot write knowledge/tasks/${id}.yml (${(error as NodeJS.ErrnoException).code})`,
-      {
-        cause: error,
-      },
-    )
-  }
-  await handle.close()
-}
+export { idFromFileName, MAX_RESTORE_FILES } from './source-files.ts'

@@ -1,7 +1,7 @@
 import { parseDocument, stringify } from 'yaml'
 import { z } from 'zod'
 import { SchedulerError } from './errors.ts'
-import { checkOutputPath } from './output-path.ts'
+import { checkOutputPath, expandOutputPath } from './output-path.ts'
 import { checkSchedule } from './schedule.ts'
 
 /** Task ids: the file name of `knowledge/tasks/<id>.yml` without the extension. */
@@ -66,7 +66,7 @@ const Timeout = z.union([z.string().max(32), z.number()]).transform((value, ctx)
 
 /**
  * Version 1 of a task source. Strict: an unknown key is an error, and so is `enabled` (activation
- * lives only in the host-local `scheduler.enabled` of sallyport.json, never in a source).
+ * lives only in the host-local `scheduler.enabled` of config/akm/config.json, never in a source).
  */
 export const TaskSourceSchema = z
   .object({
@@ -116,7 +116,7 @@ export interface TaskDefinition extends TaskSource {
 }
 
 const ENABLED_MESSAGE =
-  'enabled: not allowed in a task source: activation lives in scheduler.enabled of sallyport.json (`sallyport task resume <id>`)'
+  'enabled: not allowed in a task source: activation lives in scheduler.enabled of config/akm/config.json (`sallyport task resume <id>`)'
 
 /**
  * Parses the text of a task source: size limit first, then YAML (one document, unique keys, no
@@ -136,11 +136,13 @@ export function parseTaskSource(id: string, text: string | Uint8Array): TaskDefi
     customTags: [],
     prettyErrors: false,
   })
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0]
+  // Warnings too: an unknown tag (`!shell`, `!!js/function`) is only a warning to the parser.
+  const problem = doc.errors[0] ?? doc.warnings[0]
+  if (problem) {
+    const line = lineOf(source, problem.pos[0])
     throw new SchedulerError(
       'ERR_SCHEDULER_INVALID_TASK',
-      `not valid YAML (${first?.code ?? 'error'}${first?.linePos ? ` at line ${first.linePos[0].line}` : ''})`,
+      `not valid YAML (${problem.code === 'TAG_RESOLVE_FAILED' ? 'custom tags are not allowed' : problem.code} at line ${line})`,
     )
   }
   let data: unknown
@@ -154,6 +156,12 @@ export function parseTaskSource(id: string, text: string | Uint8Array): TaskDefi
   if ('enabled' in data) throw new SchedulerError('ERR_SCHEDULER_INVALID_TASK', ENABLED_MESSAGE)
   const parsed = TaskSourceSchema.safeParse(data)
   if (!parsed.success) throw new SchedulerError('ERR_SCHEDULER_INVALID_TASK', describeIssues(parsed.error))
+  // The destination as a run will write it: `{id}` filled in must not land in a reserved place.
+  if (parsed.data.output !== undefined) {
+    const expanded = checkOutputPath(expandOutputPath(parsed.data.output, id, new Date(0)))
+    if (expanded)
+      throw new SchedulerError('ERR_SCHEDULER_INVALID_TASK', `output: with this task id it ${expanded}`)
+  }
   return {
     ...parsed.data,
     id,
@@ -169,6 +177,13 @@ export function renderTaskSource(source: TaskSourceInput): string {
   for (const key of ['description', 'schedule', 'timeout', 'model', 'output', 'prompt'] as const)
     if (source[key] !== undefined && source[key] !== null) ordered[key] = source[key]
   return stringify(ordered, { lineWidth: 0, blockQuote: 'literal' })
+}
+
+/** The 1-based line of a character offset. */
+function lineOf(text: string, offset: number): number {
+  let line = 1
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++
+  return line
 }
 
 /** Up to three issues as `path: message`, joined by `; `. */

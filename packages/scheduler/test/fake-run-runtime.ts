@@ -92,7 +92,9 @@ export class FakeRunRuntime implements RunRuntime {
         finish: 'stop',
         ...extra,
       },
-      parts: [{ id: 'prt_text0001', sessionID: this.sessionId, messageID: 'msg_assistant01', type: 'text', text }],
+      parts: [
+        { id: 'prt_text0001', sessionID: this.sessionId, messageID: 'msg_assistant01', type: 'text', text },
+      ],
     } as Message)
     this.notify()
   }
@@ -131,7 +133,11 @@ export class FakeRunRuntime implements RunRuntime {
         this.listeners.add(listener)
         return () => this.listeners.delete(listener)
       }),
-    waitUntil: <T>(_sessionId: string, check: (wake: { sequence: number }) => Promise<T | undefined>, options: WaitOptions) =>
+    waitUntil: <T>(
+      _sessionId: string,
+      check: (wake: { sequence: number }) => Promise<T | undefined>,
+      options: WaitOptions,
+    ) =>
       wait<T>(options, (finish, fail) => {
         this.waitUntilCalls++
         let running = false

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { afterEach } from 'vitest'
+import { defaultEngineConfig, type EngineConfig } from '../src/engine-config.ts'
 import { SchedulerError, type SchedulerErrorCode } from '../src/errors.ts'
 import { type SchedulerPaths, schedulerPaths } from '../src/paths.ts'
 import type { SchedulerClock } from '../src/scheduler.ts'
@@ -22,33 +23,66 @@ export function useTempDirs(prefix = 'sp-sched-'): () => string {
   }
 }
 
-/** The default host config of a test stack: UTC, nothing enabled. */
-export const DEFAULT_HOST_CONFIG = { version: 1, assistant: { timezone: 'UTC' }, scheduler: { enabled: [] } }
+/** `sallyport.json` of a test stack: UTC (it holds only `assistant.timezone` for the scheduler). */
+export const DEFAULT_STACK_CONFIG = { version: 1, assistant: { timezone: 'UTC' } }
 
-/** A stack directory with config/akm, knowledge/tasks and sallyport.json. */
-export function makeStack(root: string, hostConfig: unknown = DEFAULT_HOST_CONFIG): SchedulerPaths {
+/** `config/akm/config.json` of a test stack: the default engine config with `scheduler.enabled`. */
+export function engineConfigWith(enabled: readonly string[] = []): EngineConfig {
+  return { ...defaultEngineConfig(), scheduler: { enabled: [...enabled] } }
+}
+
+export interface StackOptions {
+  /** `scheduler.enabled` of config/akm/config.json (default: none). */
+  readonly enabled?: readonly string[]
+  /** The whole config/akm/config.json instead (wins over `enabled`). */
+  readonly engineConfig?: unknown
+  /** The whole sallyport.json (default {@link DEFAULT_STACK_CONFIG}). */
+  readonly stackConfig?: unknown
+}
+
+/** A stack directory with config/akm/config.json, knowledge/tasks, state/ and sallyport.json. */
+export function makeStack(root: string, options: StackOptions = {}): SchedulerPaths {
   const paths = schedulerPaths(root)
   mkdirSync(paths.akmDir, { recursive: true, mode: 0o700 })
   mkdirSync(paths.tasksDir, { recursive: true, mode: 0o700 })
   mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 })
-  writeHostConfig(paths, hostConfig)
+  writeStackConfig(paths, options.stackConfig ?? DEFAULT_STACK_CONFIG)
+  writeHostConfig(paths, options.engineConfig ?? engineConfigWith(options.enabled))
   return paths
 }
 
-export function writeHostConfig(paths: Pick<SchedulerPaths, 'stackConfig'>, value: unknown): void {
+/** Writes `sallyport.json` (`assistant.timezone`). */
+export function writeStackConfig(paths: Pick<SchedulerPaths, 'stackConfig'>, value: unknown): void {
   writeFileSync(paths.stackConfig, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 })
 }
 
-export function readHostConfig(paths: Pick<SchedulerPaths, 'stackConfig'>): Record<string, unknown> {
-  return JSON.parse(readFileSync(paths.stackConfig, 'utf8')) as Record<string, unknown>
+/** Writes the host-local activation file `config/akm/config.json` (`scheduler.enabled`). */
+export function writeHostConfig(paths: Pick<SchedulerPaths, 'engineConfig'>, value: unknown): void {
+  writeFileSync(paths.engineConfig, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 })
 }
 
-export function enabledIds(paths: Pick<SchedulerPaths, 'stackConfig'>): unknown {
+/** Sets `scheduler.enabled` of `config/akm/config.json` (the rest as written by {@link engineConfigWith}). */
+export function writeEnabled(paths: Pick<SchedulerPaths, 'engineConfig'>, enabled: readonly string[]): void {
+  writeHostConfig(paths, engineConfigWith(enabled))
+}
+
+/** `config/akm/config.json` as parsed JSON. */
+export function readHostConfig(paths: Pick<SchedulerPaths, 'engineConfig'>): Record<string, unknown> {
+  return JSON.parse(readFileSync(paths.engineConfig, 'utf8')) as Record<string, unknown>
+}
+
+/** `scheduler.enabled` of `config/akm/config.json`. */
+export function enabledIds(paths: Pick<SchedulerPaths, 'engineConfig'>): unknown {
   return (readHostConfig(paths).scheduler as { enabled?: unknown } | undefined)?.enabled
 }
 
 /** Writes `knowledge/tasks/<id>.yml` with a minimal valid source plus `extra` lines. */
-export function writeTask(paths: Pick<SchedulerPaths, 'tasksDir'>, id: string, extra = '', prompt = 'Summarise the notes.'): string {
+export function writeTask(
+  paths: Pick<SchedulerPaths, 'tasksDir'>,
+  id: string,
+  extra = '',
+  prompt = 'Summarise the notes.',
+): string {
   const path = join(paths.tasksDir, `${id}.yml`)
   writeFileSync(path, `version: 1\n${extra}prompt: ${JSON.stringify(prompt)}\n`, { mode: 0o600 })
   return path
@@ -181,7 +215,8 @@ export class FakeClock implements SchedulerClock {
 
   private earliest(limit: number): [number, FakeTimer] | undefined {
     let best: [number, FakeTimer] | undefined
-    for (const entry of this.timers) if (entry[1].at <= limit && (!best || entry[1].at < best[1].at)) best = entry
+    for (const entry of this.timers)
+      if (entry[1].at <= limit && (!best || entry[1].at < best[1].at)) best = entry
     return best
   }
 }
