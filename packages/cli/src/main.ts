@@ -235,6 +235,8 @@ function presetCommands(y: Argv, io: Io): Argv {
 export function buildParser(args: string[], io: Io): Argv {
   const parser = yargs(args)
     .scriptName('sallyport')
+    // `env run user -- <command> [args…]`: what follows `--` is the command, kept apart.
+    .parserConfiguration({ 'populate--': true })
     .usage(
       '$0 <command> [options]\n\nThe sallyport operator CLI: one stack directory, one configuration file (sallyport.json).',
     )

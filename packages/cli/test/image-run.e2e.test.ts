@@ -200,6 +200,7 @@ describe.skipIf(!ENGINE)(
       expect(report.checks.filter((c) => c.status === 'fail')).toEqual([])
       expect(report.checks.find((c) => c.name === 'permissions')?.status).toBe('ok')
       expect(report.checks.find((c) => c.name === 'gateway')?.status).toBe('ok')
+      expect(report.checks.find((c) => c.name === 'scheduler')?.status).toBe('ok')
 
       const key = readFileSync(join(stack, 'state/credentials/owner/key'), 'utf8').trim()
       const client = await mcpClient(`http://127.0.0.1:${gatewayPort}/mcp`, key)
@@ -214,6 +215,46 @@ describe.skipIf(!ENGINE)(
         status: 'completed',
         text: 'answered from inside the image',
       })
+
+      // The scheduler inside: a task created with the CLI in the container (sallyport.json is a
+      // read-only mount there; activation lives in config/akm) runs through the native server.
+      const cliIn = (...args: string[]) =>
+        spawnSync(
+          'docker',
+          ['exec', name, 'node', '/opt/sallyport/node_modules/sallyport/dist/bin.js', ...args],
+          {
+            encoding: 'utf8',
+            timeout: 120_000,
+          },
+        )
+      const taskMarker = model.script([{ text: 'a task answered inside the image' }])
+      const created = cliIn(
+        'task',
+        'create',
+        'digest',
+        '--schedule',
+        '@daily',
+        '--prompt',
+        `Digest ${taskMarker}`,
+      )
+      expect(created.status, created.stderr).toBe(0)
+      expect(created.stdout).toContain('the running scheduler has the change')
+      // Exit 0 only for a completed run. The record is read from the host's mount: `docker exec`
+      // has been seen to drop the output of a process that exits right after writing it.
+      const ran = cliIn('task', 'run', 'digest')
+      expect(ran.status, `${ran.stderr}\n${logs()}`).toBe(0)
+      const history = readFileSync(join(stack, 'knowledge/task-history/digest.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+      const record = JSON.parse(history.at(-1) as string) as {
+        outcome: string
+        trigger: string
+        output: string
+      }
+      expect(record).toMatchObject({ outcome: 'completed', trigger: 'manual' })
+      expect(readFileSync(join(stack, 'knowledge', record.output), 'utf8')).toBe(
+        'a task answered inside the image\n',
+      )
 
       docker(['stop', '--time', '20', name], { timeoutMs: 60_000 })
       expect(state()).toMatchObject({ status: 'exited', exitCode: 0 })

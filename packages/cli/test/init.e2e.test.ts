@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { PLUGIN_WRAPPER_FILE, pluginWrapperSource } from '@sallyport/runtime-guard'
+import { TASKS_PLUGIN_WRAPPER_FILE, tasksPluginWrapperSource } from '@sallyport/scheduler'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, tempDir } from './cli-process.ts'
 
@@ -120,6 +121,11 @@ describe('sallyport init (built CLI)', () => {
     const wrapper = join(dir, 'system/assistant/plugins', PLUGIN_WRAPPER_FILE)
     expect(readFileSync(wrapper, 'utf8')).toBe(pluginWrapperSource())
     expect(mode(wrapper)).toBe('444')
+    // The task tools' wrapper beside it; no task is seeded.
+    const tasksWrapper = join(dir, 'system/assistant/plugins', TASKS_PLUGIN_WRAPPER_FILE)
+    expect(readFileSync(tasksWrapper, 'utf8')).toBe(tasksPluginWrapperSource())
+    expect(mode(tasksWrapper)).toBe('444')
+    expect(readdirSync(join(dir, 'knowledge/tasks'))).toEqual([])
     expect(managed.agent.scheduled.permission['*']).toBe('deny')
     const instructions = readFileSync(join(dir, 'system/assistant/instructions/sallyport.md'), 'utf8')
     expect(instructions).toMatch(/untrusted/)
@@ -130,9 +136,12 @@ describe('sallyport init (built CLI)', () => {
       gateway: { host: '127.0.0.1', port: 8787 },
       native: { host: '127.0.0.1', port: 'auto' },
       moderator: { port: 4097 },
-      scheduler: { enabled: false },
     })
     expect(typeof config.assistant.timezone).toBe('string')
+    // Activation is not in sallyport.json (read-only in the container) but in config/akm, empty.
+    expect(config.scheduler).toBeUndefined()
+    const engine = JSON.parse(readFileSync(join(dir, 'config/akm/config.json'), 'utf8'))
+    expect(engine).toMatchObject({ engine: { agent: 'scheduled' }, scheduler: { enabled: [] } })
 
     const before = snapshot(dir)
     const second = await runCli(['init', '--dir', dir])

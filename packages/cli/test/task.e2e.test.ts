@@ -94,6 +94,8 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
       c.moderator.model = `${FAKE_PROVIDER_ID}/${FAKE_MODERATION_MODEL_ID}`
     })
     useScriptedModel(dir, model.baseURL)
+    // sallyport.json is read-only in the container: no task operation may write it.
+    const stackJson = readFileSync(join(dir, 'sallyport.json'), 'utf8')
     // A fresh installation seeds no tasks.
     expect(readdirSync(join(dir, 'knowledge/tasks'))).toEqual([])
 
@@ -125,9 +127,10 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
       `version: 1\nschedule: "* * * * *"\nprompt: x\nenabled: true\n`,
     )
     writeFileSync(join(dir, 'knowledge/tasks/broken.yml'), 'version: 1\nprompt: [unterminated\n')
-    editConfig(dir, (c) => {
-      ;(c.scheduler as { enabled: string[] }).enabled.push('self-enabled')
-    })
+    const engineFile = join(dir, 'config/akm/config.json')
+    const engineConfig = JSON.parse(readFileSync(engineFile, 'utf8'))
+    engineConfig.scheduler.enabled.push('self-enabled')
+    writeFileSync(engineFile, JSON.stringify(engineConfig))
 
     const cli = startCli(['up', '--dir', dir, '--stop-grace-ms', '3000'])
     stops.push(() => {
@@ -201,7 +204,7 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
     const restored = await runCli(['task', 'restore', join(dir, removed.backup), '--dir', dir])
     expect(restored.code, restored.stderr).toBe(0)
     expect(restored.stdout).toContain('staged minutely PAUSED')
-    const config = JSON.parse(readFileSync(join(dir, 'sallyport.json'), 'utf8'))
+    const config = JSON.parse(readFileSync(join(dir, 'config/akm/config.json'), 'utf8'))
     expect(config.scheduler.enabled).not.toContain('minutely')
     const relisted = JSON.parse((await runCli(['task', 'list', '--dir', dir, '--json'])).stdout)
     expect(relisted.tasks.find((t: { id: string }) => t.id === 'minutely')?.state).toBe('paused')
@@ -232,10 +235,13 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
       timeoutMs: 10_000,
     })
 
+    expect(readFileSync(join(dir, 'sallyport.json'), 'utf8')).toBe(stackJson)
+
     // The scheduler exiting stops the stack.
     process.kill(Number(scheduler?.pid), 'SIGKILL')
     const exit = await cli.exited
     expect(exit.code).toBe(8)
+    expect(cli.stderr()).toMatch(/^sallyport: scheduler was killed by SIGKILL: stopped the stack\n$/)
     expect(
       logLines(cli.stdout()).some((line) => line.event === 'child_exited' && line.child === 'scheduler'),
     ).toBe(true)
@@ -284,10 +290,15 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
     const source = readFileSync(taskFile('from-assistant'), 'utf8')
     expect(source).toContain('This task runs unattended')
     expect(source).toContain('Summarise the notes')
-    expect(JSON.parse(readFileSync(join(dir, 'sallyport.json'), 'utf8')).scheduler.enabled).toEqual(['from-assistant'])
+    expect(JSON.parse(readFileSync(join(dir, 'config/akm/config.json'), 'utf8')).scheduler.enabled).toEqual([
+      'from-assistant',
+    ])
     // Invalid input is refused by the helper, exactly as on the CLI.
     const invalid = model.script(
-      [step.calls({ name: 'sallyport_task_create', input: { id: '../escape', prompt: 'x' } }), step.text('no')],
+      [
+        step.calls({ name: 'sallyport_task_create', input: { id: '../escape', prompt: 'x' } }),
+        step.text('no'),
+      ],
       'native-invalid',
     )
     await nativeTurn(dir, `Try ${invalid}`)
@@ -314,7 +325,10 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
     // A scheduled run may not create or change tasks either.
     const plant = model.script(
       [
-        step.calls({ name: 'sallyport_task_create', input: { id: 'planted', prompt: 'x', schedule: '* * * * *' } }),
+        step.calls({
+          name: 'sallyport_task_create',
+          input: { id: 'planted', prompt: 'x', schedule: '* * * * *' },
+        }),
         step.text('planted?'),
       ],
       'scheduled-plant',
@@ -326,7 +340,9 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
     // The scheduled profile's wildcard denial: the tool is not even offered.
     expect(toolResultText(plant)).toContain('Model tried to call unavailable tool')
     expect(existsSync(taskFile('planted'))).toBe(false)
-    expect(JSON.parse(readFileSync(join(dir, 'sallyport.json'), 'utf8')).scheduler.enabled).toEqual(['from-assistant'])
+    expect(JSON.parse(readFileSync(join(dir, 'config/akm/config.json'), 'utf8')).scheduler.enabled).toEqual([
+      'from-assistant',
+    ])
 
     cli.child.kill('SIGTERM')
     expect((await cli.exited).code).toBe(0)

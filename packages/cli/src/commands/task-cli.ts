@@ -100,13 +100,13 @@ export function taskCommands(y: Argv, io: Io): Argv {
     )
     .command(
       'pause <id>',
-      'Stop the schedule of a task (scheduler.enabled in sallyport.json)',
+      'Stop the schedule of a task (scheduler.enabled in config/akm/config.json)',
       (c) => c.positional('id', idPositional).option('json', jsonOption),
       (a) => taskSetActive({ dir: stackDir(a, io), id: a.id, active: false, json: a.json }, io),
     )
     .command(
       'resume <id>',
-      'Activate the schedule of a task (scheduler.enabled in sallyport.json)',
+      'Activate the schedule of a task (scheduler.enabled in config/akm/config.json)',
       (c) => c.positional('id', idPositional).option('json', jsonOption),
       (a) => taskSetActive({ dir: stackDir(a, io), id: a.id, active: true, json: a.json }, io),
     )

@@ -44,3 +44,25 @@ describe('validateStackConfig: the moderator section', () => {
       })
   })
 })
+
+describe('validateStackConfig: the scheduler section of older stacks', () => {
+  it('accepts no scheduler section and the legacy `"enabled": false`', () => {
+    expect(validateStackConfig(JSON.parse(JSON.stringify(defaultStackConfig('UTC'))))).toHaveProperty('value')
+    expect(
+      validateStackConfig({ ...defaultStackConfig('UTC'), scheduler: { enabled: false } }),
+    ).toHaveProperty('value')
+  })
+
+  it.each([true, ['digest'], 'digest'])(
+    'refuses scheduler.enabled %j: activation lives in config/akm/config.json',
+    (enabled) => {
+      expect(validateStackConfig({ ...defaultStackConfig('UTC'), scheduler: { enabled } })).toEqual({
+        errors: [
+          expect.stringMatching(
+            /^scheduler\.enabled: activation moved to scheduler\.enabled of config\/akm\/config\.json/,
+          ),
+        ],
+      })
+    },
+  )
+})

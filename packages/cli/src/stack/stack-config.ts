@@ -92,26 +92,19 @@ export const StackConfigSchema = z
       .strict(),
     assistant: z.object({ timezone: z.string().refine(isTimeZone, 'must be an IANA time zone') }).strict(),
     /**
-     * `enabled`: the ids of the tasks whose schedules are active, the one place activation lives
-     * (never a task source). `sallyport task pause|resume|create` edit it; `false` (older stacks)
-     * means none. `true` is refused: it would activate every source, imported ones too.
+     * Older stacks wrote `"scheduler": { "enabled": false }`: accepted, and means nothing.
+     * Activation lives in `scheduler.enabled` of `config/akm/config.json` (writable in the
+     * container, where this file is mounted read-only).
      */
     scheduler: z
       .object({
-        enabled: z
-          .union(
-            [
-              z.literal(false).transform((): string[] => []),
-              z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be a task id')).max(1000),
-            ],
-            {
-              error: 'must be a list of task ids (true would activate every task source, imported ones too)',
-            },
-          )
-          .default([]),
+        enabled: z.literal(false, {
+          error:
+            'activation moved to scheduler.enabled of config/akm/config.json (`sallyport task resume <id>`); remove this key',
+        }),
       })
       .strict()
-      .default({ enabled: [] }),
+      .optional(),
     oauth: OAuthConfigSchema.optional(),
   })
   .strict()
@@ -200,7 +193,6 @@ export function defaultStackConfig(timezone: string, options: { container?: bool
     native: { host: '127.0.0.1', port: 'auto', username: 'opencode' },
     moderator: { port: DEFAULT_MODERATOR_PORT, deadlineMs: 20_000, concurrency: 2, queueLimit: 32 },
     assistant: { timezone },
-    scheduler: { enabled: [] },
   }
 }
 

@@ -30,7 +30,6 @@ export function stackEnvVariables(
     ['SALLYPORT_NATIVE_PASSWORD_FILE', layout.nativePassword],
     ['SALLYPORT_MODERATOR_URL', `http://127.0.0.1:${config.moderator.port}`],
     ['SALLYPORT_WORKSPACE', layout.workspace],
-    ['SALLYPORT_SCHEDULER_ENABLED', config.scheduler.enabled.join(',')],
     ['TZ', config.assistant.timezone],
   ]
 }

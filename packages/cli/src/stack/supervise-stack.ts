@@ -4,7 +4,8 @@ import { CliError } from '../errors.ts'
 import type { RunningStack } from './start-stack.ts'
 
 /**
- * Supervises a running stack until the operator asks to stop or a runtime exits. A stop request
+ * Supervises a running stack until the operator asks to stop or a process of it (a runtime, the
+ * scheduler) exits. A stop request
  * stops everything and resolves with the signal's name; a runtime that exits stops the others and
  * throws `ERR_CLI_CHILD_EXITED` (exit 8), so an orchestrator restarts the whole stack.
  */
@@ -24,7 +25,8 @@ export async function superviseStack(
     logger.info({ event: 'stopped' }, 'sallyport stopped')
     return { reason: outcome.signal }
   }
-  const why = `${outcome.child.name} runtime ${describeExit(outcome.info)}`
+  const what = outcome.child.name === 'scheduler' ? 'scheduler' : `${outcome.child.name} runtime`
+  const why = `${what} ${describeExit(outcome.info)}`
   logger.error(
     {
       event: 'child_exited',

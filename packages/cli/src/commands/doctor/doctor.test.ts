@@ -40,6 +40,8 @@ describe('doctor', () => {
       'gateway',
       'assistant runtime',
       'moderator runtime',
+      'scheduler',
+      'tasks',
     ])
     expect(JSON.parse(io.stdout())).toEqual({ ok: true, checks })
   })
