@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -171,9 +171,17 @@ describe('serveControl / callScheduler', () => {
     expect(process.umask()).toBe(before)
   })
 
-  it('refuses a socket path longer than the platform allows', async () => {
-    const path = join(tempDir(), `${'x'.repeat(MAX_SOCKET_PATH_BYTES)}.sock`)
-    expect((await schedulerErrorOf(serveControl(path, handler))).code).toBe('ERR_SCHEDULER_IO')
+  it('serves and answers on a socket path longer than the kernel takes (a deep stack directory), cwd unchanged', async () => {
+    const deep = join(tempDir(), 'd'.repeat(60), 'e'.repeat(60))
+    mkdirSync(deep, { recursive: true })
+    const path = join(deep, 'scheduler.sock')
+    expect(Buffer.byteLength(path)).toBeGreaterThan(MAX_SOCKET_PATH_BYTES)
+    const cwd = process.cwd()
+    await serve(path, handler)
+    expect(existsSync(path)).toBe(true)
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(await callScheduler(path, { op: 'status' })).toEqual({ healthy: true, running: [] })
+    expect(process.cwd()).toBe(cwd)
   })
 
   it('callScheduler on a missing socket is ERR_SCHEDULER_UNAVAILABLE', async () => {

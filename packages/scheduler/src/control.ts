@@ -1,5 +1,6 @@
 import { chmod, unlink } from 'node:fs/promises'
 import { connect, createServer, type Server, type Socket } from 'node:net'
+import { basename, dirname } from 'node:path'
 import { SchedulerError } from './errors.ts'
 
 /** Requests the running scheduler answers on its control socket (`state/scheduler.sock`). */
@@ -26,11 +27,6 @@ export async function serveControl(
   path: string,
   handle: (request: ControlRequest) => Promise<unknown>,
 ): Promise<{ close(): Promise<void> }> {
-  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES)
-    throw new SchedulerError(
-      'ERR_SCHEDULER_IO',
-      `the stack path is too long for the control socket (${path.length} bytes)`,
-    )
   if (await isAnswering(path))
     throw new SchedulerError('ERR_SCHEDULER_EXISTS', 'another scheduler runs for this stack')
   await unlink(path).catch(() => {})
@@ -39,10 +35,12 @@ export async function serveControl(
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
-      server.listen(path, () => {
-        server.off('error', reject)
-        resolve()
-      })
+      viaShortPath(path, (usable) =>
+        server.listen(usable, () => {
+          server.off('error', reject)
+          resolve()
+        }),
+      )
     })
   } finally {
     process.umask(previous)
@@ -116,7 +114,7 @@ export async function callScheduler(
 ): Promise<unknown> {
   const text = await new Promise<string>((resolve, reject) => {
     let buffer = ''
-    const socket = connect(path)
+    const socket = viaShortPath(path, (usable) => connect(usable))
     const timer = setTimeout(() => {
       socket.destroy()
       reject(new SchedulerError('ERR_SCHEDULER_UNAVAILABLE', 'the scheduler did not answer in time'))
@@ -154,6 +152,24 @@ export async function callScheduler(
       : 'ERR_SCHEDULER_RECONCILE') as SchedulerError['code'],
     response.error,
   )
+}
+
+/**
+ * Runs `use` with a path the kernel accepts for a Unix socket. A socket path is limited to 107
+ * bytes; a deeper stack directory is reached relative to its own directory: the working
+ * directory is switched for the synchronous bind or connect call and switched back at once.
+ */
+function viaShortPath<T>(path: string, use: (usable: string) => T): T {
+  // Not inside the agent runtime (the task tools): its working directory is not ours to switch.
+  // There a long path fails to connect, and the change waits for the next sync.
+  if (Buffer.byteLength(path) <= MAX_SOCKET_PATH_BYTES || 'bun' in process.versions) return use(path)
+  const previous = process.cwd()
+  process.chdir(dirname(path))
+  try {
+    return use(`./${basename(path)}`)
+  } finally {
+    process.chdir(previous)
+  }
 }
 
 async function isAnswering(path: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import {
   callScheduler,
+  compileSchedule,
   createTaskHelper,
   HOSTILE_CONTENT_GUIDANCE,
   type InvalidTask,
@@ -80,7 +81,13 @@ export async function taskList(options: TaskCommandOptions, io: Io): Promise<voi
   const { paths, helper } = await helperFor(options.dir)
   const [listing, status] = await Promise.all([helper.list(), schedulerStatus(paths.socket)])
   const sync = status?.lastSync?.ok ? status.lastSync : undefined
-  const nextOf = (id: string): string | undefined => sync?.bound.find((b) => b.id === id)?.next
+  // The running scheduler's bindings; without one, the next slot the schedule gives from now.
+  const nextOf = (id: string): string | undefined => {
+    if (sync) return sync.bound.find((b) => b.id === id)?.next
+    const view = listing.tasks.find((v) => v.task.id === id)
+    if (view?.state !== 'active' || !view.task.schedule) return undefined
+    return compileSchedule(view.task.schedule, listing.timezone).nextAfter(new Date())?.toISOString()
+  }
   if (options.json) {
     io.out(
       `${JSON.stringify({
