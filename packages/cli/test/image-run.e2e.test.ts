@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort, type ModelServer, startModelServer, waitFor } from '@sallyport/testkit'
@@ -218,17 +218,19 @@ describe.skipIf(!ENGINE)(
 
       // The scheduler inside: a task created with the CLI in the container (sallyport.json is a
       // read-only mount there; activation lives in config/akm) runs through the native server.
-      const cliIn = (...args: string[]) =>
-        spawnSync(
-          'docker',
-          ['exec', name, 'node', '/opt/sallyport/node_modules/sallyport/dist/bin.js', ...args],
-          {
-            encoding: 'utf8',
-            timeout: 120_000,
-          },
-        )
+      // Asynchronous: the scripted model answers from this process, so it must not be blocked.
+      const cliIn = (...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> =>
+        new Promise((resolve) => {
+          execFile(
+            'docker',
+            ['exec', name, 'node', '/opt/sallyport/node_modules/sallyport/dist/bin.js', ...args],
+            { encoding: 'utf8', timeout: 120_000 },
+            (error, stdout, stderr) =>
+              resolve({ status: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+          )
+        })
       const taskMarker = model.script([{ text: 'a task answered inside the image' }])
-      const created = cliIn(
+      const created = await cliIn(
         'task',
         'create',
         'digest',
@@ -239,9 +241,8 @@ describe.skipIf(!ENGINE)(
       )
       expect(created.status, created.stderr).toBe(0)
       expect(created.stdout).toContain('the running scheduler has the change')
-      // Exit 0 only for a completed run. The record is read from the host's mount: `docker exec`
-      // has been seen to drop the output of a process that exits right after writing it.
-      const ran = cliIn('task', 'run', 'digest')
+      // Exit 0 only for a completed run; its record is in the history on the host's mount.
+      const ran = await cliIn('task', 'run', 'digest')
       expect(ran.status, `${ran.stderr}\n${logs()}`).toBe(0)
       const history = readFileSync(join(stack, 'knowledge/task-history/digest.jsonl'), 'utf8')
         .trim()
