@@ -226,7 +226,11 @@ describe.skipIf(!ENGINE)(
             ['exec', name, 'node', '/opt/sallyport/node_modules/sallyport/dist/bin.js', ...args],
             { encoding: 'utf8', timeout: 120_000 },
             (error, stdout, stderr) =>
-              resolve({ status: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+              resolve({
+                status: error ? Number((error as { code?: unknown }).code ?? 1) : 0,
+                stdout,
+                stderr,
+              }),
           )
         })
       const taskMarker = model.script([{ text: 'a task answered inside the image' }])
