@@ -136,7 +136,7 @@ describe('sallyport installed from the packed tarballs with plain npm', () => {
     const pids = logLines(stdout)
       .filter((l) => l.event === 'child_started' && typeof l.pid === 'number')
       .map((l) => l.pid as number)
-    expect(pids).toHaveLength(2)
+    expect(pids).toHaveLength(3) // assistant, moderator, scheduler
 
     const key = readFileSync(join(dir, 'state/credentials/owner/key'), 'utf8').trim()
     const client = await mcpClient(String(ready.mcpUrl), key)

@@ -103,10 +103,21 @@ describe('sallyport up (built CLI, real runtimes)', () => {
     expect(cli.stdout()).not.toContain(password)
     expect(cli.stdout()).not.toContain(ownerKey)
     const pids = childPids(cli)
-    for (const pid of Object.values(pids)) {
+    expect(Object.keys(pids).sort()).toEqual(['assistant', 'moderator', 'scheduler'])
+    for (const [name, pid] of Object.entries(pids)) {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
       expect(argv).not.toContain(password)
       const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+      if (name === 'scheduler') {
+        expect(environ.join('\n').includes(password)).toBe(false)
+        // No secret and nothing of the runtimes: it reads the native password file itself.
+        const names = environ.filter(Boolean).map((e) => e.slice(0, e.indexOf('=')))
+        expect(
+          names.every((n) => ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR'].includes(n)),
+          names.join(),
+        ).toBe(true)
+        continue
+      }
       expect(environ.some((e) => e.startsWith('OPENCODE_DISABLE_PROJECT_CONFIG=1'))).toBe(true)
       expect(environ.some((e) => e.startsWith('HOME=') && e.includes(join(dir, 'state')))).toBe(true)
     }
@@ -201,7 +212,7 @@ describe('sallyport up (built CLI, real runtimes)', () => {
     })
     await readyOf(cli)
     const pids = childPids(cli)
-    expect(Object.keys(pids).sort()).toEqual(['assistant', 'moderator'])
+    expect(Object.keys(pids).sort()).toEqual(['assistant', 'moderator', 'scheduler'])
     process.kill(pids.moderator!, 'SIGKILL')
     const exit = await cli.exited
     expect(exit.code).toBe(8)
@@ -225,7 +236,7 @@ describe('sallyport up (built CLI, real runtimes)', () => {
     })
     await readyOf(cli)
     const pids = childPids(cli)
-    expect(Object.keys(pids).sort()).toEqual(['assistant', 'moderator'])
+    expect(Object.keys(pids).sort()).toEqual(['assistant', 'moderator', 'scheduler'])
     cli.child.kill('SIGKILL')
     await cli.exited
     await waitFor(() => Object.values(pids).every((pid) => !alive(pid)) || undefined, {

@@ -118,6 +118,8 @@ const PermissionInteraction = z.object({
   permission: z.string(),
   patterns: z.array(z.string()),
   allowedDecisions: z.array(z.enum(['once', 'always', 'reject'])),
+  /** With `always` allowed: what an `always` answer approves until the runtime restarts (wider than `patterns`). */
+  alwaysPatterns: z.array(z.string()).optional(),
 })
 export const Interaction = z.discriminatedUnion('kind', [QuestionInteraction, PermissionInteraction])
 export type Interaction = z.infer<typeof Interaction>

@@ -142,7 +142,7 @@ async function present(
             permission: text(p.permission),
             patterns: p.patterns.map(text),
             // Decided on the runtime's own permission name (a webfetch ask is never "always").
-            allowedDecisions: [...allowedDecisions(ctx.principal.policy, p.permission)],
+            ...withAlways([...allowedDecisions(ctx.principal.policy, p.permission)], p.always, text),
           })),
         )),
       ]
@@ -164,6 +164,21 @@ async function present(
     case 'cancelled':
       return { status: 'cancelled', ...base, text: derived.text, usage: derived.usage }
   }
+}
+
+/**
+ * `allowedDecisions`, and with `always` among them the runtime's own patterns an `always` answer
+ * approves (`alwaysPatterns`): wider than the ask's `patterns` (for `echo x`, `echo *`), so a
+ * client can show what it would approve for the rest of the runtime's life.
+ */
+function withAlways(
+  decisions: ('once' | 'always' | 'reject')[],
+  always: readonly string[] | undefined,
+  text: (value: string) => string,
+): { allowedDecisions: ('once' | 'always' | 'reject')[]; alwaysPatterns?: string[] } {
+  return decisions.includes('always')
+    ? { allowedDecisions: decisions, alwaysPatterns: (always ?? []).map(text) }
+    : { allowedDecisions: decisions }
 }
 
 /**

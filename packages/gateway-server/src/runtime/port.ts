@@ -48,6 +48,8 @@ export interface RuntimePermission {
   sessionID: string
   permission: string
   patterns: string[]
+  /** The patterns an `always` answer approves (the runtime's own; wider than `patterns`). */
+  always?: string[]
 }
 
 export interface RuntimeQuestion {

@@ -115,6 +115,7 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
         sessionID: p.sessionID,
         permission: p.permission,
         patterns: [...p.patterns],
+        ...(p.always !== undefined && { always: [...p.always] }),
       })),
     questions: async (sessionId) =>
       (await client.listQuestions(sessionId)).map((q) => ({

@@ -43,7 +43,7 @@ export function interactionRespondTool(
   return {
     title: 'Answer the agent',
     description:
-      'Answer a pending question (answers: one array of option labels or custom text per question, or decision "reject" to dismiss it) or a permission request (decision once, always or reject, with an optional message). Only the full policy may approve (once/always), and only with a decision its allowedDecisions list. "always" approves matching requests for the whole workspace until the runtime restarts; a web fetch request (permission webfetch) can never be approved "always", since that would approve every URL.',
+      'Answer a pending question (answers: one array of option labels or custom text per question, or decision "reject" to dismiss it) or a permission request (decision once, always or reject, with an optional message). Only the full policy may approve (once/always), and only with a decision its allowedDecisions list. "always" approves the alwaysPatterns of the request (the runtime patterns, wider than the command asked about) for the whole workspace until the runtime restarts; a web fetch request (permission webfetch) can never be approved "always", since that would approve every URL.',
     input: InteractionRespondInput,
     output: InteractionRespond,
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

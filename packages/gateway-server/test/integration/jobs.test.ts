@@ -250,6 +250,9 @@ describe('job states', () => {
     const permission = expectShape(PermissionInteractionShape, status.interactions?.[0])
     expect(permission).toMatchObject({ permission: 'bash', patterns: ['rm -rf build'] })
     expect(permission.allowedDecisions).toEqual(decisions)
+    // What `always` would approve is shown where `always` may be given: the runtime's own
+    // pattern, wider than the command asked about.
+    expect(permission.alwaysPatterns).toEqual(policy === 'full' ? ['rm *'] : undefined)
     const polled = await jobGet(who, { job: status.job })
     expect(polled.status).toBe('input_required')
     expect(polled.interactions?.map((i) => i.kind)).toEqual(['permission'])

@@ -77,6 +77,7 @@ async function leakyJob(client: McpSession, roots: Roots, reported: string) {
   const ask = h.fake.askPermission(sid, {
     permission: 'bash',
     patterns: [`cat ${reported}/src/a.ts`, `${reported}/*`, `ls ${FOREIGN_DIR}/keys`, `echo ${userMessage}`],
+    always: [`cat ${reported}/*`, `ls ${FOREIGN_DIR}/*`],
   })
   const asking = await callClean(client, roots, 'gateway.job.get', { job: started.job })
   const permission = expectShape(
@@ -84,6 +85,10 @@ async function leakyJob(client: McpSession, roots: Roots, reported: string) {
     expectShape(JobStatusShape, asking.structured).interactions?.[0],
   )
   expect(permission.patterns).toEqual(['cat src/a.ts', '*', 'ls [outside workspace]', 'echo [id]'])
+  // What `always` would approve is shown to the one policy that may give it, rewritten the same way.
+  expect(permission.alwaysPatterns).toEqual(
+    client.who === 'full' ? ['cat *', 'ls [outside workspace]'] : undefined,
+  )
   expect(JSON.parse(asking.text)).toEqual(asking.structured)
   // Only full may approve; a rejection with a note lets the turn go on, too.
   await client.ok(

@@ -46,6 +46,7 @@ export const PermissionInteractionShape = z.strictObject({
   permission: z.string(),
   patterns: z.array(z.string()),
   allowedDecisions: z.array(z.enum(['once', 'always', 'reject'])),
+  alwaysPatterns: z.array(z.string()).optional(),
 })
 export const JobStatusShape = z.strictObject({
   status: z.enum(['running', 'input_required', 'completed', 'failed', 'cancelled']),
