@@ -146,12 +146,18 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
     const lines = logLines(cli.stdout())
     const scheduler = lines.find((line) => line.event === 'child_started' && line.child === 'scheduler')
     expect(scheduler?.pid).toBeGreaterThan(0)
-    const schedulerLines = lines.filter((line) => line.child === 'scheduler').map((line) => String(line.line))
-    expect(
-      schedulerLines.some((line) => line.includes('task_invalid') && line.includes('self-enabled.yml')),
-    ).toBe(true)
-    expect(schedulerLines.some((line) => line.includes('task_invalid') && line.includes('broken.yml'))).toBe(
-      true,
+    // The first sync reports both invalid sources, one line each (the log lines reach `up`'s
+    // output through a pipe, so they may follow the `ready` line).
+    await waitFor(
+      () => {
+        const schedulerLines = logLines(cli.stdout())
+          .filter((line) => line.child === 'scheduler')
+          .map((line) => String(line.line))
+        return ['self-enabled.yml', 'broken.yml'].every((file) =>
+          schedulerLines.some((line) => line.includes('task_invalid') && line.includes(file)),
+        )
+      },
+      { timeoutMs: 10_000 },
     )
     // Invalid tasks are reported; they do not make the runtime unhealthy.
     const healthUrl = String(ready.mcpUrl).replace(/\/mcp$/, '/health')
@@ -286,13 +292,16 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
       'native-create',
     )
     await nativeTurn(dir, `Schedule my summary ${create}`)
-    expect(toolResultText(create)).toContain('Created from-assistant (active; the scheduler has it)')
+    // Created paused: activation stays the host's (a prompt-injected session must not start runs).
+    expect(toolResultText(create)).toContain(
+      'Created from-assistant, paused: the user activates it with `sallyport task resume from-assistant` on the host.',
+    )
     const source = readFileSync(taskFile('from-assistant'), 'utf8')
     expect(source).toContain('This task runs unattended')
     expect(source).toContain('Summarise the notes')
-    expect(JSON.parse(readFileSync(join(dir, 'config/akm/config.json'), 'utf8')).scheduler.enabled).toEqual([
-      'from-assistant',
-    ])
+    expect(JSON.parse(readFileSync(join(dir, 'config/akm/config.json'), 'utf8')).scheduler.enabled).toEqual(
+      [],
+    )
     // Invalid input is refused by the helper, exactly as on the CLI.
     const invalid = model.script(
       [
@@ -303,6 +312,10 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
     )
     await nativeTurn(dir, `Try ${invalid}`)
     expect(toolResultText(invalid)).toContain('ERR_SCHEDULER_INVALID_ID')
+
+    // The host activates it.
+    const resumed = await runCli(['task', 'resume', 'from-assistant', '--dir', dir])
+    expect(resumed.code, resumed.stderr).toBe(0)
 
     // A full credential's agent through the gateway: refused, the task stays.
     const added = await runCli(['credential', 'add', 'remote-full', 'full', '--dir', dir])

@@ -19,7 +19,7 @@ export function schedulerEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 
 /**
  * Starts the stack's scheduler process (`@sallyport/scheduler`'s daemon, this Node binary) and
- * waits until its control socket answers. `onSpawn` gets the child at once, so a failed start
+ * waits until its control socket answers with its first task sync done. `onSpawn` gets the child at once, so a failed start
  * still stops it. A failed first task sync does not fail the start: the scheduler runs,
  * unhealthy, until a sync succeeds (spec, scheduler rule 9).
  */
@@ -49,8 +49,9 @@ export async function startScheduler(input: {
         )
       }
       try {
-        await callScheduler(socket, { op: 'status' }, 2000)
-        return
+        // Started once its first task sync is done (failed or not): `ready` then reports it.
+        const status = (await callScheduler(socket, { op: 'status' }, 2000)) as SchedulerStatus
+        if (status.lastSync !== undefined) return
       } catch {
         // not yet listening
       }
