@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { engineConfigWith, schedulerErrorOf, useTempDirs } from '../test/helpers.ts'
-import { readHostSettings, setTaskEnabled } from './activation.ts'
+import { readEnabled, readHostSettings, setTaskEnabled } from './activation.ts'
 import { type SchedulerPaths, schedulerPaths } from './paths.ts'
 import { hostTimeZone } from './schedule.ts'
 
@@ -138,6 +139,60 @@ describe('readHostSettings', () => {
     const second = await schedulerErrorOf(readHostSettings(host))
     expect(second.code).toBe('ERR_SCHEDULER_CONFIG')
     expect(second.message).toMatch(/^cannot read sallyport\.json \(/)
+  })
+})
+
+describe('non-regular configuration files', () => {
+  const fifo = (path: string): void => {
+    const made = spawnSync('mkfifo', ['-m', '600', path])
+    if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr}`)
+  }
+
+  it('a FIFO at config/akm/config.json is ERR_SCHEDULER_CONFIG at once (no hang), for every reader', async () => {
+    const paths = stack(undefined, UTC)
+    fifo(paths.engineConfig)
+    const started = Date.now()
+    for (const error of [
+      await schedulerErrorOf(readHostSettings(paths)),
+      await schedulerErrorOf(readEnabled(paths)),
+      await schedulerErrorOf(setTaskEnabled(paths, 'a', true)),
+      await schedulerErrorOf(setTaskEnabled(paths, 'a', false)),
+    ]) {
+      expect(error.code).toBe('ERR_SCHEDULER_CONFIG')
+      expect(error.message).toBe('cannot read config/akm/config.json (config.json is not a regular file)')
+    }
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(statSync(paths.engineConfig).isFIFO()).toBe(true)
+  })
+
+  it('a FIFO at sallyport.json is ERR_SCHEDULER_CONFIG at once (no hang)', async () => {
+    const paths = stack(engineConfigWith(['a']))
+    fifo(paths.stackConfig)
+    const error = await schedulerErrorOf(readHostSettings(paths))
+    expect(error.code).toBe('ERR_SCHEDULER_CONFIG')
+    expect(error.message).toBe('cannot read sallyport.json (sallyport.json is not a regular file)')
+    // readEnabled reads only config/akm/config.json.
+    expect([...(await readEnabled(paths))]).toEqual(['a'])
+  })
+
+  it('a configuration file over 1 MiB is ERR_SCHEDULER_CONFIG', async () => {
+    const paths = stack(`{"pad":"${'x'.repeat(1024 * 1024)}"}`, UTC)
+    const error = await schedulerErrorOf(readEnabled(paths))
+    expect(error.code).toBe('ERR_SCHEDULER_CONFIG')
+    expect(error.message).toContain('config/akm/config.json')
+  })
+})
+
+describe('readEnabled', () => {
+  it('reads scheduler.enabled only: a broken sallyport.json does not matter', async () => {
+    const paths = stack(engineConfigWith(['b', 'a']), '{ not json')
+    expect([...(await readEnabled(paths))].sort()).toEqual(['a', 'b'])
+    expect((await readEnabled(stack(undefined, UTC))).size).toBe(0)
+  })
+
+  it('refuses a broken config/akm/config.json', async () => {
+    const error = await schedulerErrorOf(readEnabled(stack({ scheduler: { enabled: true } }, UTC)))
+    expect(error.code).toBe('ERR_SCHEDULER_CONFIG')
   })
 })
 

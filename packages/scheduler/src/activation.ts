@@ -1,5 +1,5 @@
 import { SchedulerError } from './errors.ts'
-import { readTextIfPresent, writeFileAtomic } from './fs-util.ts'
+import { readSmallFile, writeFileAtomic } from './fs-util.ts'
 import type { SchedulerPaths } from './paths.ts'
 import { hostTimeZone, isTimeZone } from './schedule.ts'
 import { isTaskId } from './task-source.ts'
@@ -24,6 +24,11 @@ export async function readHostSettings(
     readDocument(paths.stackConfig, STACK),
   ])
   return { enabled: new Set(enabledList(engine)), timezone: timezoneOf(stack) }
+}
+
+/** Only the activation list (what a failed sync still applies: pause and remove always stop a task). */
+export async function readEnabled(paths: Pick<SchedulerPaths, 'engineConfig'>): Promise<ReadonlySet<string>> {
+  return new Set(enabledList(await readDocument(paths.engineConfig, ENGINE)))
 }
 
 /**
@@ -58,17 +63,20 @@ export async function setTaskEnabled(
 }
 
 type Document = Record<string, unknown>
+/** Largest configuration file read. */
+const MAX_CONFIG_BYTES = 1024 * 1024
 const ENGINE = 'config/akm/config.json'
 const STACK = 'sallyport.json'
 
 async function readDocument(path: string, shown: string): Promise<Document | undefined> {
   let text: string | undefined
   try {
-    text = await readTextIfPresent(path)
+    // A regular file only, opened without blocking: a FIFO or a device must not hang a sync.
+    text = (await readSmallFile(path, MAX_CONFIG_BYTES))?.toString('utf8')
   } catch (error) {
     throw new SchedulerError(
       'ERR_SCHEDULER_CONFIG',
-      `cannot read ${shown} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      `cannot read ${shown} (${SchedulerError.isInstance(error) ? error.message : ((error as NodeJS.ErrnoException).code ?? 'error')})`,
       { cause: error },
     )
   }

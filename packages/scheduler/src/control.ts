@@ -63,8 +63,11 @@ async function answer(socket: Socket, handle: (request: ControlRequest) => Promi
     socket.on('data', (chunk: string) => {
       buffer += chunk
       const end = buffer.indexOf('\n')
-      if (end >= 0) resolve(buffer.slice(0, end))
-      else if (buffer.length > MAX_REQUEST_BYTES) resolve(undefined)
+      if (end >= 0) {
+        // One request per connection: nothing more is read while it is answered.
+        socket.pause()
+        resolve(buffer.slice(0, end))
+      } else if (buffer.length > MAX_REQUEST_BYTES) resolve(undefined)
     })
     socket.on('end', () => resolve(undefined))
     socket.on('error', () => resolve(undefined))

@@ -1,4 +1,14 @@
-import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useTempDirs } from '../test/helpers.ts'
@@ -128,6 +138,44 @@ describe('appendHistory / readHistory', () => {
     await appendHistory(paths, 'daily', record(1))
     await appendHistory(paths, 'daily', record(2))
     expect(readFileSync(file, 'utf8')).toBe(`${JSON.stringify(record(1))}\n${JSON.stringify(record(2))}\n`)
+  })
+
+  it('refuses a symlinked history file and does not write through it', async () => {
+    const root = tempDir()
+    const paths = { historyDir: join(root, 'task-history') }
+    mkdirSync(paths.historyDir)
+    const target = join(root, 'elsewhere.txt')
+    writeFileSync(target, 'precious\n')
+    symlinkSync(target, join(paths.historyDir, 'daily.jsonl'))
+    await expect(appendHistory(paths, 'daily', record(1))).rejects.toMatchObject({ code: 'EINVAL' })
+    expect(readFileSync(target, 'utf8')).toBe('precious\n')
+    expect(lstatSync(join(paths.historyDir, 'daily.jsonl')).isSymbolicLink()).toBe(true)
+
+    // A dangling link: its target is not created either.
+    const missing = join(root, 'not-created.txt')
+    symlinkSync(missing, join(paths.historyDir, 'other.jsonl'))
+    await expect(appendHistory(paths, 'other', record(1))).rejects.toMatchObject({ code: 'EINVAL' })
+    expect(existsSync(missing)).toBe(false)
+
+    // The other tasks' histories work as before.
+    await appendHistory(paths, 'fine', record(2))
+    expect((await readHistory(paths, 'fine')).map((run) => run.durationMs)).toEqual([2])
+  })
+
+  it('refuses a symlinked history directory and writes nothing into its target', async () => {
+    const root = tempDir()
+    const real = join(root, 'somewhere')
+    mkdirSync(real)
+    const paths = { historyDir: join(root, 'task-history') }
+    symlinkSync(real, paths.historyDir)
+    await expect(appendHistory(paths, 'daily', record(1))).rejects.toMatchObject({ code: 'ENOTDIR' })
+    expect(readdirSync(real)).toEqual([])
+  })
+
+  it('refuses a history "file" that is a directory (or any non-regular file)', async () => {
+    const paths = { historyDir: tempDir() }
+    mkdirSync(join(paths.historyDir, 'daily.jsonl'))
+    await expect(appendHistory(paths, 'daily', record(1))).rejects.toMatchObject({ code: 'EINVAL' })
   })
 
   it('creates the history directory', async () => {

@@ -1,4 +1,5 @@
-import { appendFile, mkdir, open, readFile, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { lstat, mkdir, open, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { writeFileAtomic } from './fs-util.ts'
@@ -38,6 +39,10 @@ export async function appendHistory(
 ): Promise<void> {
   const path = historyFile(paths, id)
   await mkdir(paths.historyDir, { recursive: true, mode: 0o700 })
+  if (!(await lstat(paths.historyDir)).isDirectory())
+    throw Object.assign(new Error('knowledge/task-history is not a directory'), { code: 'ENOTDIR' })
+  if ((await lstat(path).catch(() => undefined))?.isFile() === false)
+    throw Object.assign(new Error('not a regular file'), { code: 'EINVAL' })
   const line = `${JSON.stringify(RunRecordSchema.parse(record))}\n`
   const size = await stat(path).then(
     (info) => info.size,
@@ -51,7 +56,17 @@ export async function appendHistory(
   }
   // A torn last line (a crash mid-append) must not swallow this record.
   const torn = size > 0 && !(await endsWithNewline(path, size))
-  await appendFile(path, torn ? `\n${line}` : line, { mode: 0o600 })
+  // Never through a symlink: the file and its directory must be what they say.
+  const handle = await open(
+    path,
+    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+    0o600,
+  )
+  try {
+    await handle.writeFile(torn ? `\n${line}` : line, 'utf8')
+  } finally {
+    await handle.close()
+  }
 }
 
 /** The newest `limit` runs of a task, newest first. Lines that do not parse are skipped. */

@@ -18,7 +18,7 @@ describe('withTaskLock', () => {
     const dir = tempDir()
     const path = join(dir, '.tasks.lock')
     const seen = await withTaskLock(path, async () => readFileSync(path, 'utf8'))
-    expect(seen).toBe(`${process.pid}\n`)
+    expect(seen).toMatch(new RegExp(`^${process.pid} [0-9a-f]{24}\\n$`))
     expect(readdirSync(dir)).toEqual([])
   })
 
@@ -72,8 +72,8 @@ describe('withTaskLock', () => {
   it('takes over a lock left by a dead process', async () => {
     const path = join(tempDir(), '.tasks.lock')
     writeFileSync(path, `${deadPid()}\n`)
-    expect(await withTaskLock(path, async () => readFileSync(path, 'utf8'), { timeoutMs: 2_000 })).toBe(
-      `${process.pid}\n`,
+    expect(await withTaskLock(path, async () => readFileSync(path, 'utf8'), { timeoutMs: 2_000 })).toMatch(
+      new RegExp(`^${process.pid} [0-9a-f]{24}\\n$`),
     )
     expect(existsSync(path)).toBe(false)
   })
@@ -105,7 +105,17 @@ describe('withTaskLock', () => {
     // Release from "the other process" once the waiter has had a look.
     await new Promise<void>((resolve) => setImmediate(resolve))
     unlinkSync(path)
-    expect(await waiting).toBe(`${process.pid}\n`)
+    expect(await waiting).toMatch(new RegExp(`^${process.pid} [0-9a-f]{24}\\n$`))
+  })
+
+  it("a holder that was taken over (slower than staleMs) does not remove the new holder's lock", async () => {
+    const path = join(tempDir(), '.tasks.lock')
+    const other = `${process.ppid} ffffffffffffffffffffffff\n`
+    await withTaskLock(path, async () => {
+      // Meanwhile another process judged this lock stale and took it over.
+      writeFileSync(path, other)
+    })
+    expect(readFileSync(path, 'utf8')).toBe(other)
   })
 
   it('takes over a live holder whose lock is older than staleMs', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { open, readFile, stat, unlink } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -45,6 +46,8 @@ async function lockedRun<T>(path: string, work: () => Promise<T>, options: TaskL
   const timeoutMs = options.timeoutMs ?? 10_000
   const staleMs = options.staleMs ?? 60_000
   const deadline = Date.now() + timeoutMs
+  // The holder's pid and a token of this acquisition: released only while it is still ours.
+  const mine = `${process.pid} ${randomBytes(12).toString('hex')}\n`
   for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
     try {
       const handle = await open(
@@ -53,7 +56,7 @@ async function lockedRun<T>(path: string, work: () => Promise<T>, options: TaskL
         0o600,
       )
       try {
-        await handle.writeFile(`${process.pid}\n`)
+        await handle.writeFile(mine)
       } finally {
         await handle.close()
       }
@@ -70,8 +73,11 @@ async function lockedRun<T>(path: string, work: () => Promise<T>, options: TaskL
           },
         )
     }
-    if (await isStale(path, staleMs)) {
-      await unlink(path).catch(() => {})
+    const stale = await staleContent(path, staleMs)
+    if (stale !== undefined) {
+      // Taken over only if it is still the abandoned lock that was judged (not a fresh one of
+      // another waiter that took it over first).
+      if ((await readFile(path, 'utf8').catch(() => undefined)) === stale) await unlink(path).catch(() => {})
       continue
     }
     if (Date.now() >= deadline)
@@ -81,17 +87,19 @@ async function lockedRun<T>(path: string, work: () => Promise<T>, options: TaskL
   try {
     return await work()
   } finally {
-    await unlink(path).catch(() => {})
+    // A holder slower than `staleMs` may have been taken over: never remove the next one's lock.
+    if ((await readFile(path, 'utf8').catch(() => undefined)) === mine) await unlink(path).catch(() => {})
   }
 }
 
-async function isStale(path: string, staleMs: number): Promise<boolean> {
+/** The lock file's content when its holder is gone (or it is older than `staleMs`), else undefined. */
+async function staleContent(path: string, staleMs: number): Promise<string | undefined> {
   try {
     const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)])
     const pid = Number.parseInt(text, 10)
-    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || !pidIsAlive(pid))) return true
-    return Date.now() - info.mtimeMs > staleMs
+    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || !pidIsAlive(pid))) return text
+    return Date.now() - info.mtimeMs > staleMs ? text : undefined
   } catch {
-    return false
+    return undefined
   }
 }

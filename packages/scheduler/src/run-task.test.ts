@@ -197,6 +197,34 @@ describe('runTask', () => {
     expect(runtime.settled).toEqual([])
   })
 
+  it('a message read that fails (a busy runtime) is retried at the next event instead of failing the run', async () => {
+    const { knowledgeDir, runtime, run } = setup()
+    const read = runtime.listMessages
+    let reads = 0
+    runtime.listMessages = async () => {
+      reads++
+      if (reads === 1) throw Object.assign(new Error('busy'), { code: 'ERR_UPSTREAM_TIMEOUT' })
+      return read()
+    }
+    // The answer arrives once the first (failing) read is done.
+    runtime.onWaitUntil = () => setImmediate(() => runtime.answer('Done.'))
+    const record = await run()
+    expect(record).toMatchObject({ outcome: 'completed', output: 'task-results/daily/2026-03-29T010203Z.md' })
+    expect(reads).toBeGreaterThanOrEqual(2)
+    expect(readFileSync(join(knowledgeDir, record.output ?? ''), 'utf8')).toBe('Done.\n')
+    expect(runtime.settled).toEqual([])
+  })
+
+  it('message reads that keep failing end in `timeout`, not `failed`', async () => {
+    const { runtime, run } = setup({ timeoutSeconds: 0.2 }, { now: Date.now })
+    runtime.listMessages = async () => {
+      throw new Error('busy')
+    }
+    runtime.onWaitUntil = () => runtime.notify()
+    expect(await run()).toMatchObject({ outcome: 'timeout', error: 'no answer within 0.2s: aborted' })
+    expect(runtime.settled).toEqual([runtime.sessionId])
+  })
+
   it('a prompt that fails after the session exists settles the session', async () => {
     const { runtime, run } = setup()
     runtime.promptError = new TypeError('fetch failed')

@@ -94,7 +94,12 @@ export async function runTask(input: RunTaskInput): Promise<RunRecord> {
     const asks = rejectAsks(runtime, id, stop.signal)
     const answered = runtime.events.waitUntil(
       id,
-      async () => finished((await runtime.listMessages(id, {}, { timeoutMs: 30_000 })).messages, messageID),
+      // A read that fails (a busy runtime) is looked at again at the next event or poll.
+      async () =>
+        finished(
+          (await runtime.listMessages(id, {}, { timeoutMs: 30_000 }).catch(() => undefined))?.messages ?? [],
+          messageID,
+        ),
       { timeoutMs: budget(), signal: stop.signal },
     )
     const failing = runtime.events

@@ -59,8 +59,9 @@ export function hostTimeZone(): string {
 
 /**
  * Compiles a schedule in `timezone`. Daylight-saving rules are croner's: a slot inside a skipped
- * hour runs at the first minute after the gap; a slot inside a repeated hour runs once, at its
- * first occurrence. Throws `RangeError` for an invalid expression or zone (validate first).
+ * hour runs at the first minute after the gap; a fixed time inside a repeated hour (`30 1 * * *`)
+ * runs once, at its first occurrence, but a pattern with several slots in that hour
+ * (`0,30 1 * * *`) fires in both copies of it. Throws `RangeError` for an invalid expression or zone (validate first).
  */
 export function compileSchedule(expression: string, timezone: string): CompiledSchedule {
   const problem = checkSchedule(expression)

@@ -1,6 +1,7 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   DEFAULT_STACK_CONFIG,
   deferred,
@@ -24,9 +25,29 @@ import {
   LATE_TOLERANCE_MS,
   type Scheduler,
   type SchedulerOptions,
+  SYNC_INTERVAL_MS,
+  SYNC_TIMEOUT_MS,
   type SyncReport,
 } from './scheduler.ts'
 import type { TaskDefinition } from './task-source.ts'
+
+/** Lets a test hold the next catalog read (of a sync or a runNow) until it opens the gate. */
+const catalogGate = vi.hoisted(() => ({ next: undefined as Promise<void> | undefined }))
+vi.mock('./task-files.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('./task-files.ts')>()
+  return {
+    ...original,
+    readTaskCatalog: async (...args: Parameters<typeof original.readTaskCatalog>) => {
+      const gate = catalogGate.next
+      catalogGate.next = undefined
+      if (gate) await gate
+      return original.readTaskCatalog(...args)
+    },
+  }
+})
+afterEach(() => {
+  catalogGate.next = undefined
+})
 
 const tempDir = useTempDirs('sp-sched-')
 
@@ -197,6 +218,35 @@ describe('createScheduler: timing', () => {
   })
 })
 
+describe('createScheduler: a wall clock stepped back', () => {
+  it('an hour back: the periodic sync is not postponed by the step (it comes within one interval, not an hour later)', async () => {
+    const h = harness([])
+    const scheduler = h.create()
+    await scheduler.start()
+    // Right after the start (a sync at 10:00:30), an NTP correction steps the clock back an hour.
+    h.clock.stepWallClock(-3600_000)
+    const stepped = h.clock.now()
+    await setTaskEnabled(h.paths, 'hourly', true)
+    await h.clock.advanceTo(stepped + SYNC_INTERVAL_MS)
+    await pollUntil(() => h.syncs.length >= 2, 'a periodic sync after the step')
+    expect(Date.parse(h.syncs[1]?.at ?? '')).toBeLessThanOrEqual(stepped + SYNC_INTERVAL_MS)
+    expect(boundOf(h.syncs[1]!)).toEqual([{ id: 'hourly', next: '2026-01-05T10:00:00.000Z' }])
+    await h.clock.advanceTo(at('10:00'))
+    expect(h.runs.map((run) => run.at)).toEqual([at('10:00')])
+  })
+
+  // A wall clock stepped back: the next tick syncs at once instead of waiting out the step.
+  it('an hour back: the next periodic sync comes within ONE interval of the step', async () => {
+    const h = harness([])
+    await h.create().start()
+    h.clock.stepWallClock(-3600_000)
+    const stepped = h.clock.now()
+    await h.clock.advanceTo(stepped + SYNC_INTERVAL_MS)
+    await new Promise<void>((resolve) => setTimeout(resolve, 50))
+    expect(h.syncs.length).toBeGreaterThanOrEqual(2)
+  })
+})
+
 describe('createScheduler: activation', () => {
   it('a valid scheduled task not in scheduler.enabled never fires; after setTaskEnabled + sync it does', async () => {
     const h = harness([])
@@ -355,6 +405,122 @@ describe('createScheduler: overlap, failures, health', () => {
     expect(scheduler.status().healthy).toBe(true)
   })
 
+  it('a failed sync still drops a task paused meanwhile (pause always stops a task); the others stay bound', async () => {
+    const h = harness(['minutely', 'hourly'])
+    writeTask(h.paths, 'minutely', 'schedule: "* * * * *"\n')
+    const scheduler = h.create()
+    expect(boundOf(await scheduler.start())).toHaveLength(2)
+    await h.clock.advanceTo(at('10:01'))
+    expect(h.runs.map((run) => run.id)).toEqual(['minutely'])
+
+    writeStackConfig(h.paths, { version: 1, assistant: { timezone: 'Mars/Olympus' } })
+    await setTaskEnabled(h.paths, 'minutely', false)
+    expect(await scheduler.sync()).toMatchObject({
+      ok: false,
+      error: 'assistant.timezone in sallyport.json is not an IANA time zone',
+    })
+    expect(scheduler.status().healthy).toBe(false)
+    await h.clock.advanceTo(at('11:00'))
+    expect(h.runs.map((run) => [run.id, run.at])).toEqual([
+      ['minutely', at('10:01')],
+      ['hourly', at('11:00')],
+    ])
+    expect(scheduler.status().healthy).toBe(false)
+  })
+
+  it('a failed sync drops a removed task too (its source gone and its activation dropped)', async () => {
+    const h = harness(['minutely', 'hourly'])
+    writeTask(h.paths, 'minutely', 'schedule: "* * * * *"\n')
+    const scheduler = h.create()
+    await scheduler.start()
+    h.preflight = async () => {
+      throw new SchedulerError('ERR_SCHEDULER_CONFIG', 'config/akm/config.json: provider missing')
+    }
+    rmSync(join(h.paths.tasksDir, 'minutely.yml'))
+    writeEnabled(h.paths, ['hourly'])
+    expect((await scheduler.sync()).ok).toBe(false)
+    await h.clock.advanceTo(at('11:00'))
+    expect(h.runs.map((run) => run.id)).toEqual(['hourly'])
+  })
+
+  it('a failed sync whose activation cannot be read either keeps every binding', async () => {
+    const h = harness(['minutely'])
+    writeTask(h.paths, 'minutely', 'schedule: "* * * * *"\n')
+    const scheduler = h.create()
+    await scheduler.start()
+    writeFileSync(h.paths.engineConfig, '{ not json')
+    expect((await scheduler.sync()).ok).toBe(false)
+    await h.clock.advanceTo(at('10:02'))
+    expect(h.runs.map((run) => run.at)).toEqual([at('10:01'), at('10:02')])
+  })
+
+  it('a FIFO at sallyport.json fails the sync at once instead of hanging it; the bindings stay', async () => {
+    const h = harness()
+    const scheduler = h.create()
+    await scheduler.start()
+    unlinkSync(h.paths.stackConfig)
+    expect(spawnSync('mkfifo', ['-m', '600', h.paths.stackConfig]).status).toBe(0)
+    expect(await scheduler.sync()).toMatchObject({
+      ok: false,
+      error: 'cannot read sallyport.json (sallyport.json is not a regular file)',
+    })
+    await h.clock.advanceTo(at('11:00'))
+    expect(h.runs).toHaveLength(1)
+  })
+
+  it(`a sync that never settles fails after ${SYNC_TIMEOUT_MS} ms; the timer stays armed and slots fire`, async () => {
+    const h = harness(['minutely'])
+    writeTask(h.paths, 'minutely', 'schedule: "* * * * *"\n')
+    const scheduler = h.create()
+    await scheduler.start()
+    expect(scheduler.status().healthy).toBe(true)
+    h.preflight = () => new Promise<void>(() => {})
+    let settled: SyncReport | undefined
+    const hung = scheduler.sync()
+    void hung.then((report) => {
+      settled = report
+    })
+    await h.clock.advanceTo(T0 + SYNC_TIMEOUT_MS - 1)
+    expect(settled).toBeUndefined()
+    expect(scheduler.status().healthy).toBe(true)
+
+    await h.clock.advanceTo(T0 + SYNC_TIMEOUT_MS)
+    const report = await hung
+    expect(report).toEqual({
+      ok: false,
+      at: new Date(T0 + SYNC_TIMEOUT_MS).toISOString(),
+      error: 'the sync did not finish within 30 s',
+    })
+    expect(scheduler.status()).toMatchObject({ healthy: false, lastSync: report })
+    expect(h.syncs.at(-1)).toEqual(report)
+
+    // The periodic syncs hang as well; the slots fire regardless.
+    await h.clock.advanceTo(at('10:04'))
+    expect(h.runs.map((run) => run.at)).toEqual([at('10:01'), at('10:02'), at('10:03'), at('10:04')])
+    expect(scheduler.status().healthy).toBe(false)
+    expect(h.syncs.filter((sync) => !sync.ok).length).toBeGreaterThanOrEqual(3)
+
+    // And the next sync that can finish makes it healthy again.
+    h.preflight = undefined
+    await h.clock.advanceTo(at('10:06'))
+    await pollUntil(() => scheduler.status().healthy, 'a good periodic sync')
+  })
+
+  it('a sync requested while one hangs runs after its timeout', async () => {
+    const h = harness()
+    const scheduler = h.create()
+    await scheduler.start()
+    h.preflight = () => new Promise<void>(() => {})
+    const hung = scheduler.sync()
+    await Promise.resolve()
+    h.preflight = undefined
+    const next = scheduler.sync()
+    await h.clock.advanceTo(T0 + SYNC_TIMEOUT_MS)
+    expect(await hung).toMatchObject({ ok: false, error: 'the sync did not finish within 30 s' })
+    expect(await next).toMatchObject({ ok: true, bound: [{ id: 'hourly' }] })
+    expect(scheduler.status().healthy).toBe(true)
+  })
+
   it.each([
     ['true', true],
     ['false', false],
@@ -478,6 +644,67 @@ describe('createScheduler: runNow and stop', () => {
     expect((await schedulerErrorOf(scheduler.runNow('hourly'))).code).toBe('ERR_SCHEDULER_EXISTS')
     release.resolve({ at: 'x', trigger: 'manual', outcome: 'completed', durationMs: 1 })
     expect((await first).outcome).toBe('completed')
+  })
+
+  it('two concurrent runNow of one task: exactly one run starts, the other is ERR_SCHEDULER_EXISTS', async () => {
+    const h = harness()
+    const scheduler = h.create()
+    await scheduler.start()
+    const release = deferred<RunRecord>()
+    h.runImpl = () => release.promise
+    const first = scheduler.runNow('hourly')
+    const second = scheduler.runNow('hourly')
+    expect((await schedulerErrorOf(second)).code).toBe('ERR_SCHEDULER_EXISTS')
+    await pollUntil(() => h.runs.length === 1, 'the run to start')
+    expect(scheduler.status().running).toEqual(['hourly'])
+    // Its entry stays while it runs: a slot meanwhile is skipped, not a second run.
+    await h.clock.advanceTo(at('11:00'))
+    await pollUntil(() => h.records.length === 1, 'the skipped slot')
+    expect(h.records[0]?.record.outcome).toBe('skipped')
+    expect(h.runs).toHaveLength(1)
+    release.resolve({ at: 'x', trigger: 'manual', outcome: 'completed', durationMs: 1 })
+    expect((await first).outcome).toBe('completed')
+    await pollUntil(() => h.records.length === 2, 'the finished run')
+    expect(scheduler.status().running).toEqual([])
+    h.runImpl = completed(h.clock)
+    expect((await scheduler.runNow('hourly')).outcome).toBe('completed')
+  })
+
+  it('a slot that starts the task while runNow reads the catalog makes runNow refuse; the slot run keeps its entry', async () => {
+    const h = harness(['minutely'])
+    writeTask(h.paths, 'minutely', 'schedule: "* * * * *"\n')
+    const scheduler = h.create()
+    await scheduler.start()
+    const release = deferred<RunRecord>()
+    h.runImpl = () => release.promise
+    const gate = deferred<void>()
+    catalogGate.next = gate.promise
+    const manual = scheduler.runNow('minutely')
+    // runNow holds the id meanwhile: another runNow is refused at once.
+    expect((await schedulerErrorOf(scheduler.runNow('minutely'))).code).toBe('ERR_SCHEDULER_EXISTS')
+    await h.clock.advanceTo(at('10:01'))
+    expect(h.runs).toEqual([{ id: 'minutely', trigger: 'schedule', at: at('10:01') }])
+    gate.resolve()
+    expect((await schedulerErrorOf(manual)).code).toBe('ERR_SCHEDULER_EXISTS')
+    expect(scheduler.status().running).toEqual(['minutely'])
+    expect(h.runs).toHaveLength(1)
+    release.resolve({ at: 'x', trigger: 'schedule', outcome: 'completed', durationMs: 1 })
+    await pollUntil(() => scheduler.status().running.length === 0, 'the slot run to finish')
+    expect(h.records.map((r) => r.record.outcome)).toEqual(['completed'])
+  })
+
+  it('a runNow whose catalog read fails releases the id', async () => {
+    const h = harness()
+    const scheduler = h.create()
+    await scheduler.start()
+    rmSync(h.paths.tasksDir, { recursive: true })
+    writeFileSync(h.paths.tasksDir, 'not a directory')
+    const error = await schedulerErrorOf(scheduler.runNow('hourly'))
+    expect(error.code).not.toBe('ERR_SCHEDULER_EXISTS')
+    rmSync(h.paths.tasksDir)
+    mkdirSync(h.paths.tasksDir)
+    writeTask(h.paths, 'hourly', 'schedule: "0 * * * *"\n')
+    expect((await scheduler.runNow('hourly')).outcome).toBe('completed')
   })
 
   it('stop() aborts running runs, records them and clears the timer', async () => {

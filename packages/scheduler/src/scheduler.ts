@@ -1,4 +1,4 @@
-import { readHostSettings } from './activation.ts'
+import { readEnabled, readHostSettings } from './activation.ts'
 import { SchedulerError } from './errors.ts'
 import type { RunRecord } from './history.ts'
 import type { SchedulerPaths } from './paths.ts'
@@ -30,6 +30,8 @@ export const SYNC_INTERVAL_MS = 60_000
  * not run: missed slots are never replayed.
  */
 export const LATE_TOLERANCE_MS = 60_000
+/** A sync that takes longer fails (the scheduler turns unhealthy) instead of holding the others. */
+export const SYNC_TIMEOUT_MS = 30_000
 
 /** What one reconciliation did. */
 export type SyncReport =
@@ -89,6 +91,8 @@ export function createScheduler(options: SchedulerOptions) {
   const interval = options.syncIntervalMs ?? SYNC_INTERVAL_MS
   const bindings = new Map<string, Binding>()
   const running = new Map<string, { controller: AbortController; done: Promise<RunRecord> }>()
+  /** Ids a manual run is being prepared for (between the check and the start). */
+  const starting = new Set<string>()
   let healthy = false
   let lastSync: SyncReport | undefined
   let nextSyncAt = Number.POSITIVE_INFINITY
@@ -156,9 +160,16 @@ export function createScheduler(options: SchedulerOptions) {
         invalid,
       }
     } catch (error) {
-      // Bindings stay as they were: a failed read must not stop tasks that were fine.
+      // Bindings stay as they were (a failed read must not stop tasks that were fine), except
+      // those no longer active: pause and remove stop a task also while syncs fail.
       healthy = false
       report = { ok: false, at, error: SchedulerError.isInstance(error) ? error.message : problemOf(error) }
+      try {
+        const enabled = await readEnabled(options.paths)
+        for (const id of [...bindings.keys()]) if (!enabled.has(id)) bindings.delete(id)
+      } catch {
+        // the activation itself cannot be read: keep what was bound
+      }
     }
     lastSync = report
     options.onSync?.(report)
@@ -166,9 +177,10 @@ export function createScheduler(options: SchedulerOptions) {
   }
 
   function sync(rebind = false): Promise<SyncReport> {
-    // One sync at a time; a request during one waits for it and then runs its own.
+    // One sync at a time; a request during one waits for it and then runs its own. A sync that
+    // does not settle (a hung file system) fails after SYNC_TIMEOUT_MS instead of holding the rest.
     const previous = syncing ?? Promise.resolve(undefined)
-    const next = previous.then(() => doSync(rebind))
+    const next = previous.then(() => withTimeout(doSync(rebind)))
     syncing = next
     next.finally(() => {
       if (syncing === next) syncing = undefined
@@ -177,11 +189,29 @@ export function createScheduler(options: SchedulerOptions) {
     return next
   }
 
+  function withTimeout(work: Promise<SyncReport>): Promise<SyncReport> {
+    let handle: unknown
+    const timeout = new Promise<SyncReport>((resolve) => {
+      handle = clock.setTimer(() => {
+        healthy = false
+        const report: SyncReport = {
+          ok: false,
+          at: new Date(clock.now()).toISOString(),
+          error: `the sync did not finish within ${SYNC_TIMEOUT_MS / 1000} s`,
+        }
+        lastSync = report
+        options.onSync?.(report)
+        resolve(report)
+      }, SYNC_TIMEOUT_MS)
+    })
+    return Promise.race([work, timeout]).finally(() => clock.clearTimer(handle))
+  }
+
   function startRun(task: TaskDefinition, trigger: RunRecord['trigger']): Promise<RunRecord> {
     const controller = new AbortController()
     emit({ event: 'task_run_started', id: task.id, trigger })
-    const done = options.run(task, trigger, controller.signal).then(async (record) => {
-      running.delete(task.id)
+    const done: Promise<RunRecord> = options.run(task, trigger, controller.signal).then(async (record) => {
+      if (running.get(task.id)?.done === done) running.delete(task.id)
       emit({
         event: 'task_run_finished',
         id: task.id,
@@ -240,11 +270,13 @@ export function createScheduler(options: SchedulerOptions) {
     timer = undefined
     if (stopped) return
     fireDue()
+    // A wall clock stepped back must not postpone the next sync by the size of the step.
+    if (nextSyncAt > clock.now() + interval) nextSyncAt = clock.now()
     if (clock.now() >= nextSyncAt) {
       nextSyncAt = clock.now() + interval
       void sync(false)
-      return
     }
+    // Armed now, whatever the sync does: slots keep firing while a sync is slow.
     arm()
   }
 
@@ -262,8 +294,17 @@ export function createScheduler(options: SchedulerOptions) {
      * it is going. Resolves when the run ends.
      */
     async runNow(id: string): Promise<RunRecord> {
+      if (running.has(id) || starting.has(id))
+        throw new SchedulerError('ERR_SCHEDULER_EXISTS', `task ${id} is running already`)
+      starting.add(id)
+      let catalog: Awaited<ReturnType<typeof readTaskCatalog>>
+      try {
+        catalog = await readTaskCatalog(options.paths)
+      } finally {
+        starting.delete(id)
+      }
+      // A slot may have started it while the catalog was read.
       if (running.has(id)) throw new SchedulerError('ERR_SCHEDULER_EXISTS', `task ${id} is running already`)
-      const catalog = await readTaskCatalog(options.paths)
       const task = catalog.tasks.find((t) => t.id === id)
       if (!task) {
         const bad = catalog.invalid.find((t) => t.id === id)

@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { open, readdir, stat, unlink } from 'node:fs/promises'
-import { join } from 'node:path'
+import { link, open, readdir, stat, unlink } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { SchedulerError } from './errors.ts'
 import { readSmallFile } from './fs-util.ts'
 import { printable } from './task-files.ts'
@@ -37,7 +38,9 @@ export async function restoreCandidates(backup: string): Promise<string[]> {
     throw new SchedulerError('ERR_SCHEDULER_IO', `${printable(backup)} is not a file or a directory`)
   const names = (await readdir(backup))
     .filter((name) => name.endsWith('.yml') && !name.startsWith('.'))
+    // Newest first: of several backups of one id, the newest is the one staged.
     .sort()
+    .reverse()
   if (names.length > MAX_RESTORE_FILES)
     throw new SchedulerError(
       'ERR_SCHEDULER_INVALID_TASK',
@@ -48,37 +51,38 @@ export async function restoreCandidates(backup: string): Promise<string[]> {
 
 /** Creates `path` with `text`; `ERR_SCHEDULER_EXISTS` when it exists (also as a symlink). */
 export async function writeExclusive(path: string, text: string, id: string): Promise<void> {
+  // Written whole to a temporary name, then published with link(), which fails if the name is
+  // taken: a sync reading the directory meanwhile never sees a partly written source.
+  const temp = join(dirname(path), `.${id}.${randomBytes(6).toString('hex')}.tmp`)
+  const fail = (error: unknown): SchedulerError =>
+    new SchedulerError(
+      'ERR_SCHEDULER_IO',
+      `cannot write knowledge/tasks/${id}.yml (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      { cause: error },
+    )
   let handle: Awaited<ReturnType<typeof open>>
   try {
     handle = await open(
-      path,
+      temp,
       constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
       0o600,
     )
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-      throw new SchedulerError('ERR_SCHEDULER_EXISTS', `task ${id} exists already (remove it first)`)
-    throw new SchedulerError(
-      'ERR_SCHEDULER_IO',
-      `cannot write knowledge/tasks/${id}.yml (${(error as NodeJS.ErrnoException).code})`,
-      {
-        cause: error,
-      },
-    )
+    throw fail(error)
   }
   try {
-    await handle.writeFile(text, 'utf8')
-    await handle.sync()
+    try {
+      await handle.writeFile(text, 'utf8')
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await link(temp, path)
   } catch (error) {
-    await handle.close().catch(() => {})
-    await unlink(path).catch(() => {})
-    throw new SchedulerError(
-      'ERR_SCHEDULER_IO',
-      `cannot write knowledge/tasks/${id}.yml (${(error as NodeJS.ErrnoException).code})`,
-      {
-        cause: error,
-      },
-    )
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new SchedulerError('ERR_SCHEDULER_EXISTS', `task ${id} exists already (remove it first)`)
+    throw fail(error)
+  } finally {
+    await unlink(temp).catch(() => {})
   }
-  await handle.close()
 }

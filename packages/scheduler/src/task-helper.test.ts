@@ -25,6 +25,7 @@ import {
 } from '../test/helpers.ts'
 import { SchedulerError } from './errors.ts'
 import type { SchedulerPaths } from './paths.ts'
+import { createScheduler } from './scheduler.ts'
 import { createTaskHelper, defaultOutput, idFromFileName, type Reconciler } from './task-helper.ts'
 import { HOSTILE_CONTENT_GUIDANCE, parseTaskSource } from './task-source.ts'
 
@@ -175,7 +176,31 @@ describe('create', () => {
     const reconcile = vi.fn<Reconciler>(async () => 'applied')
     const { helper } = setup(reconcile)
     expect((await helper.create({ id: 'a', prompt: 'x', schedule: '@daily' })).reconciled).toBe('applied')
-    expect(reconcile).toHaveBeenCalledWith({ id: 'a' })
+    expect(reconcile).toHaveBeenCalledWith({ id: 'a', activates: true })
+  })
+
+  it('tells the reconciler whether the change activates: only an activated create, resume and restore do', async () => {
+    const reconcile = vi.fn<Reconciler>(async () => 'applied')
+    const { paths, helper } = setup(reconcile)
+    await helper.create({ id: 'on', prompt: 'x', schedule: '@daily' })
+    await helper.create({ id: 'held', prompt: 'x', schedule: '@daily', paused: true })
+    await helper.create({ id: 'manual', prompt: 'x' })
+    await helper.pause('on')
+    await helper.resume('held')
+    await helper.remove('held')
+    const dir = join(paths.root, 'backup')
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'back.yml'), 'version: 1\nprompt: x\n')
+    await helper.restore(dir)
+    expect(reconcile.mock.calls.map(([change]) => change)).toEqual([
+      { id: 'on', activates: true },
+      { id: 'held', activates: false },
+      { id: 'manual', activates: false },
+      { id: 'on', activates: false },
+      { id: 'held', activates: true },
+      { id: 'held', activates: false },
+      { activates: true },
+    ])
   })
 
   it('the reconciler sees the change on disk', async () => {
@@ -231,12 +256,49 @@ describe('create', () => {
   it('removes the new file when config/akm/config.json is missing (run `sallyport init`)', async () => {
     const { paths, helper } = setup()
     rmSync(paths.engineConfig)
-    const error = await schedulerErrorOf(helper.create({ id: 'a', prompt: 'x', schedule: '@daily' }))
-    expect(error.code).toBe('ERR_SCHEDULER_CONFIG')
-    expect(error.message).toContain('sallyport init')
+    // The activation is always written (also "not active" for a paused or manual task).
+    for (const input of [
+      { id: 'a', prompt: 'x', schedule: '@daily' },
+      { id: 'held', prompt: 'x', schedule: '@daily', paused: true },
+      { id: 'manual', prompt: 'x' },
+    ]) {
+      const error = await schedulerErrorOf(helper.create(input))
+      expect(error.code).toBe('ERR_SCHEDULER_CONFIG')
+      expect(error.message).toContain('sallyport init')
+    }
     expect(readdirSync(paths.tasksDir)).toEqual([])
     expect(existsSync(paths.engineConfig)).toBe(false)
-    expect((await helper.create({ id: 'manual', prompt: 'x' })).state).toBe('manual')
+  })
+
+  it('create --paused clears a leftover scheduler.enabled entry of a source deleted by hand', async () => {
+    const { paths, helper } = setup(undefined, { enabled: ['ghost', 'keep'] })
+    writeTask(paths, 'keep', 'schedule: "@daily"\n')
+    const result = await helper.create({ id: 'ghost', prompt: 'x', schedule: '* * * * *', paused: true })
+    expect(result.state).toBe('paused')
+    expect(enabledIds(paths)).toEqual(['keep'])
+    expect((await helper.show('ghost')).state).toBe('paused')
+    const scheduler = createScheduler({
+      paths,
+      run: async () => {
+        throw new Error('must not run')
+      },
+      record: async () => {},
+    })
+    try {
+      expect(await scheduler.sync()).toMatchObject({
+        ok: true,
+        bound: [{ id: 'keep' }],
+        paused: ['ghost'],
+      })
+    } finally {
+      await scheduler.stop()
+    }
+  })
+
+  it('a manual create clears a leftover scheduler.enabled entry too', async () => {
+    const { paths, helper } = setup(undefined, { enabled: ['ghost'] })
+    expect((await helper.create({ id: 'ghost', prompt: 'x' })).state).toBe('manual')
+    expect(enabledIds(paths)).toEqual([])
   })
 
   it('does not write sallyport.json even when it is missing', async () => {
@@ -362,7 +424,8 @@ describe('restore', () => {
     const result = await helper.restore(dir)
     expect(result.refused).toEqual([])
     expect(result.reconciled).toBe('deferred')
-    expect(result.staged.map((task) => task.id)).toEqual(['a', 'b'])
+    // Newest (by name) first.
+    expect(result.staged.map((task) => task.id)).toEqual(['b', 'a'])
     expect(enabledIds(paths)).toEqual(['keep'])
     const listing = await helper.list()
     expect(listing.tasks.map((view) => [view.task.id, view.state])).toEqual([
@@ -400,18 +463,39 @@ describe('restore', () => {
       '.hidden.yml': scheduled,
     })
     const result = await helper.restore(dir)
-    expect(result.staged.map((task) => task.id)).toEqual(['dup', 'good'])
+    expect(result.staged.map((task) => task.id)).toEqual(['good', 'dup'])
+    // The files are taken newest (by name) first: of the two of `dup`, dup.yml sorts after the backup.
     expect(result.refused.map(({ file, id }) => ({ file, id }))).toEqual([
-      { file: '-nope.yml', id: undefined },
-      { file: 'bad.yml', id: 'bad' },
-      { file: 'dup.yml', id: 'dup' },
       { file: 'taken.yml', id: 'taken' },
+      { file: 'dup-20260101T000000000Z.yml', id: 'dup' },
+      { file: 'bad.yml', id: 'bad' },
+      { file: '-nope.yml', id: undefined },
     ])
     expect(result.refused.find((r) => r.id === 'dup')?.problem).toContain('same id')
     expect(result.refused.find((r) => r.id === 'taken')?.problem).toContain('exists already')
     expect(readFileSync(join(paths.tasksDir, 'taken.yml'), 'utf8')).toBe(takenBefore)
     expect(readdirSync(paths.tasksDir).sort()).toEqual(['dup.yml', 'good.yml', 'taken.yml'])
     expect(enabledIds(paths)).toEqual([])
+  })
+
+  it('of two backups of one id, stages the newest (by the time in the name) and refuses the older', async () => {
+    const { paths, helper } = setup()
+    const dir = backupDir(paths, {
+      'x-20260301T000000000Z.yml': 'version: 1\nprompt: Newest.\n',
+      'x-20251231T235959999Z.yml': 'version: 1\nprompt: Oldest.\n',
+      'x-20260115T120000000Z.yml': 'version: 1\nprompt: Middle.\n',
+    })
+    const result = await helper.restore(dir)
+    expect(result.staged.map((task) => [task.id, task.prompt])).toEqual([
+      ['x', `${HOSTILE_CONTENT_GUIDANCE}Newest.`],
+    ])
+    expect(result.refused).toEqual([
+      { file: 'x-20260115T120000000Z.yml', id: 'x', problem: 'another file of this restore has the same id' },
+      { file: 'x-20251231T235959999Z.yml', id: 'x', problem: 'another file of this restore has the same id' },
+    ])
+    expect(parseTaskSource('x', readFileSync(join(paths.tasksDir, 'x.yml'), 'utf8')).prompt).toBe(
+      `${HOSTILE_CONTENT_GUIDANCE}Newest.`,
+    )
   })
 
   it('refuses a symlinked file in the backup', async () => {

@@ -20,7 +20,11 @@ import {
  * running scheduler re-read them, `deferred` when none runs (the next start binds them); throws
  * `ERR_SCHEDULER_RECONCILE` when the scheduler refused, and the helper rolls the change back.
  */
-export type Reconciler = (change: { readonly id?: string }) => Promise<'applied' | 'deferred'>
+export type Reconciler = (change: {
+  readonly id?: string
+  /** False for a change that only deactivates (pause, remove): never rolled back for a failed sync. */
+  readonly activates?: boolean
+}) => Promise<'applied' | 'deferred'>
 
 export interface TaskHelperOptions {
   readonly paths: SchedulerPaths
@@ -88,9 +92,10 @@ export function createTaskHelper(options: TaskHelperOptions) {
   async function settle(
     id: string | undefined,
     rollback: () => Promise<void>,
+    activates = true,
   ): Promise<'applied' | 'deferred'> {
     try {
-      return await reconcile(id === undefined ? {} : { id })
+      return await reconcile({ ...(id !== undefined && { id }), activates })
     } catch (error) {
       await rollback()
       throw SchedulerError.isInstance(error)
@@ -150,15 +155,20 @@ export function createTaskHelper(options: TaskHelperOptions) {
         const activate = task.schedule !== undefined && input.paused !== true
         let changed = false
         try {
-          if (activate) changed = await setTaskEnabled(paths, id, true)
+          // Always written: a leftover entry of an earlier task of this id must not activate it.
+          changed = await setTaskEnabled(paths, id, activate)
         } catch (error) {
           await unlink(path).catch(() => {})
           throw error
         }
-        const reconciled = await settle(id, async () => {
-          if (changed) await setTaskEnabled(paths, id, false).catch(() => {})
-          await unlink(path).catch(() => {})
-        })
+        const reconciled = await settle(
+          id,
+          async () => {
+            if (changed) await setTaskEnabled(paths, id, !activate).catch(() => {})
+            await unlink(path).catch(() => {})
+          },
+          activate,
+        )
         return {
           task,
           state: activate ? 'active' : task.schedule === undefined ? 'manual' : 'paused',
@@ -189,9 +199,13 @@ export function createTaskHelper(options: TaskHelperOptions) {
       checkTaskId(id)
       return locked(async () => {
         const changed = await setTaskEnabled(paths, id, false)
-        const reconciled = await settle(id, async () => {
-          if (changed) await setTaskEnabled(paths, id, true).catch(() => {})
-        })
+        const reconciled = await settle(
+          id,
+          async () => {
+            if (changed) await setTaskEnabled(paths, id, true).catch(() => {})
+          },
+          false,
+        )
         return { changed, reconciled }
       })
     },
@@ -219,10 +233,14 @@ export function createTaskHelper(options: TaskHelperOptions) {
           await rename(backup, source).catch(() => {})
           throw error
         }
-        const reconciled = await settle(id, async () => {
-          await rename(backup, source).catch(() => {})
-          if (changed) await setTaskEnabled(paths, id, true).catch(() => {})
-        })
+        const reconciled = await settle(
+          id,
+          async () => {
+            await rename(backup, source).catch(() => {})
+            if (changed) await setTaskEnabled(paths, id, true).catch(() => {})
+          },
+          false,
+        )
         return { backup: backupName, reconciled }
       })
     },

@@ -30,6 +30,13 @@ function problemOf(text: string | Uint8Array, id = 'daily'): string {
 
 const source = (lines: string): string => `version: 1\nprompt: Summarise the notes.\n${lines}`
 
+/** C0, DEL and C1: refused in a description. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is matched
+const CONTROL_G = /[\u0000-\u001f\u007f-\u009f]/g
+/** What a prompt refuses: control characters but line feed, carriage return and tab. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is matched
+const PROMPT_REFUSED_G = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g
+
 describe('task ids', () => {
   it.each(['a', 'A', '0', 'daily-report', 'daily_report.v2', 'a..b', 'x.', 'a-', 'a'.repeat(128)])(
     'accepts %j',
@@ -387,6 +394,68 @@ describe('parseTaskSource', () => {
     )
   })
 
+  describe('control characters', () => {
+    it.each([
+      ['NUL', '\u0000'],
+      ['BEL', '\u0007'],
+      ['a tab', '\t'],
+      ['a line break', '\n'],
+      ['a carriage return', '\r'],
+      ['ESC', '\u001b'],
+      ['DEL', '\u007f'],
+      ['NEL (C1)', '\u0085'],
+      ['CSI (C1)', '\u009b'],
+    ])('a description with %s is refused', (_, char) => {
+      const message = problemOf(source(`description: ${JSON.stringify(`Morning${char}summary`)}\n`))
+      expect(message).toContain('description: must not contain control characters')
+      expect(codeThrown(() => renderTaskSource({ version: 1, prompt: 'x', description: `a${char}b` }))).toBe(
+        'ERR_SCHEDULER_INVALID_TASK',
+      )
+    })
+
+    it('a description with printable non-ASCII text is accepted', () => {
+      expect(parseTaskSource('daily', source('description: "Résumé ✓ 日本 — ok"\n')).description).toBe(
+        'Résumé ✓ 日本 — ok',
+      )
+    })
+
+    it.each([
+      ['NUL', '\u0000'],
+      ['BEL', '\u0007'],
+      ['a vertical tab', '\u000b'],
+      ['a form feed', '\u000c'],
+      ['ESC (a terminal escape sequence)', '\u001b[2J'],
+      ['DEL', '\u007f'],
+      ['NEL (C1)', '\u0085'],
+      ['CSI (C1)', '\u009b'],
+    ])('a prompt with %s is refused', (_, chars) => {
+      const message = problemOf(`version: 1\nprompt: ${JSON.stringify(`Summarise${chars} the notes.`)}\n`)
+      expect(message).toContain('prompt: must not contain control characters other than line breaks and tabs')
+      expect(codeThrown(() => renderTaskSource({ version: 1, prompt: `a${chars}b` }))).toBe(
+        'ERR_SCHEDULER_INVALID_TASK',
+      )
+    })
+
+    it('a prompt keeps line breaks (LF, CRLF) and tabs', () => {
+      const prompt = 'Line one\r\nLine two\n\tindented\n'
+      expect(parseTaskSource('daily', renderTaskSource({ version: 1, prompt })).prompt).toBe(prompt)
+    })
+
+    it.each([
+      ['ESC', 'p/m\u001b[31m'],
+      ['NUL', 'p/m\u0000'],
+      ['DEL', 'p/m\u007f'],
+      ['a C1 character', 'p\u0085/m'],
+      ['a zero-width space (format)', 'p/m\u200b'],
+      ['a right-to-left override (format)', 'p/\u202em'],
+      ['a private-use character', 'p/m\ue000'],
+    ])('a model with %s is refused', (_, model) => {
+      expect(problemOf(source(`model: ${JSON.stringify(model)}\n`))).toContain(
+        'model: must be "provider/model"',
+      )
+    })
+  })
+
   it('refuses a bad schedule and a bad output with the field name', () => {
     expect(problemOf(source('schedule: "* * * * * *"\n'))).toContain('schedule: must be five cron fields')
     expect(problemOf(source('output: secrets/x.md\n'))).toContain(
@@ -498,10 +567,17 @@ describe('renderTaskSource', () => {
   it('property: render → parse round-trips every field', () => {
     const schedules = fc.constantFrom(undefined, '0 7 * * 1-5', '@hourly', '*/15 * * * *', '30 2 1 * *')
     const outputs = fc.constantFrom(undefined, 'reports/{id}/{run}.md', 'daily.md', 'a b/c-{date}.txt')
+    // Control characters are refused (prompts keep line breaks and tabs): replaced, lengths kept.
+    const prompts = fc
+      .string({ unit: 'binary', minLength: 1, maxLength: 400 })
+      .map((text) => text.replace(PROMPT_REFUSED_G, 'x'))
+    const descriptions = fc
+      .string({ unit: 'binary', maxLength: 100 })
+      .map((text) => text.replace(CONTROL_G, 'x'))
     fc.assert(
       fc.property(
-        fc.string({ unit: 'binary', minLength: 1, maxLength: 400 }),
-        fc.option(fc.string({ unit: 'binary', maxLength: 100 }), { nil: undefined }),
+        prompts,
+        fc.option(descriptions, { nil: undefined }),
         schedules,
         fc.option(fc.integer({ min: 10, max: 21_600 }), { nil: undefined }),
         outputs,
@@ -516,6 +592,34 @@ describe('renderTaskSource', () => {
         },
       ),
       { numRuns: 300 },
+    )
+  })
+
+  it('property: a prompt or description with a refused control character never renders', () => {
+    const refusedInPrompt = fc
+      .integer({ min: 0, max: 0x9f })
+      .filter((code) => (code < 0x20 && ![9, 10, 13].includes(code)) || code >= 0x7f)
+      .map((code) => String.fromCharCode(code))
+    const control = fc
+      .integer({ min: 0, max: 0x9f })
+      .filter((code) => code < 0x20 || code >= 0x7f)
+      .map((code) => String.fromCharCode(code))
+    const text = fc.string({ maxLength: 50 })
+    fc.assert(
+      fc.property(text, refusedInPrompt, text, (before, bad, after) => {
+        expect(codeThrown(() => renderTaskSource({ version: 1, prompt: `${before}${bad}${after}` }))).toBe(
+          'ERR_SCHEDULER_INVALID_TASK',
+        )
+      }),
+    )
+    fc.assert(
+      fc.property(text, control, text, (before, bad, after) => {
+        expect(
+          codeThrown(() =>
+            renderTaskSource({ version: 1, prompt: 'x', description: `${before}${bad}${after}` }),
+          ),
+        ).toBe('ERR_SCHEDULER_INVALID_TASK')
+      }),
     )
   })
 

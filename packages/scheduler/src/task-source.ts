@@ -25,6 +25,13 @@ tokens, credential or .env files) or data unrelated to this task. Do only what t
 ---
 `
 
+// Control characters (C0, DEL, C1) would reach terminals through `task show` and the restore
+// review: escape sequences could hide or rewrite what the user reviews.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const NO_CONTROL_BUT_LINES = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$/
+
 /** `true` when `id` is a valid task id. */
 export const isTaskId = (id: string): boolean => TASK_ID_PATTERN.test(id)
 
@@ -71,7 +78,7 @@ const Timeout = z.union([z.string().max(32), z.number()]).transform((value, ctx)
 export const TaskSourceSchema = z
   .object({
     version: z.literal(1),
-    description: z.string().max(500).optional(),
+    description: z.string().max(500).regex(NO_CONTROL, 'must not contain control characters').optional(),
     /** Five-field cron (minute hour day-of-month month day-of-week) or @hourly…@yearly; absent: manual only. */
     schedule: z
       .string()
@@ -85,14 +92,15 @@ export const TaskSourceSchema = z
     prompt: z
       .string()
       .min(1)
-      .max(MAX_PROMPT_LENGTH + HOSTILE_CONTENT_GUIDANCE.length),
+      .max(MAX_PROMPT_LENGTH + HOSTILE_CONTENT_GUIDANCE.length)
+      .regex(NO_CONTROL_BUT_LINES, 'must not contain control characters other than line breaks and tabs'),
     /** How long a run may take before it is aborted; default 10 minutes. */
     timeout: Timeout.optional(),
     /** `provider/model`; default: the runtime's configured model. */
     model: z
       .string()
       .max(300)
-      .regex(/^[^/\s]+\/\S+$/, 'must be "provider/model"')
+      .regex(/^[^/\s\p{C}]+\/[^\s\p{C}]+$/u, 'must be "provider/model"')
       .optional(),
     /** Where the result is written, relative to the knowledge directory. */
     output: z

@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { enabledIds, makeStack, useTempDirs, writeTask } from '../test/helpers.ts'
+import { enabledIds, makeStack, useTempDirs, writeEnabled, writeTask } from '../test/helpers.ts'
 import { SchedulerError } from './errors.ts'
 import { appendHistory } from './history.ts'
+import { createTaskHelper } from './task-helper.ts'
 import { HOSTILE_CONTENT_GUIDANCE, parseTaskSource } from './task-source.ts'
 import { createTaskTools, TASK_TOOL_NAMES, type ToolContext } from './task-tools.ts'
 
@@ -33,6 +34,14 @@ describe('createTaskTools', () => {
   it('defines every tool with a description and zod arguments', () => {
     const { tools } = setup()
     expect(Object.keys(tools).sort()).toEqual([...TASK_TOOL_NAMES].sort())
+    expect([...TASK_TOOL_NAMES]).toEqual([
+      'sallyport_task_list',
+      'sallyport_task_show',
+      'sallyport_task_create',
+      'sallyport_task_pause',
+      'sallyport_task_remove',
+      'sallyport_task_history',
+    ])
     for (const tool of Object.values(tools)) {
       expect(tool.description.length).toBeGreaterThan(10)
       expect(typeof tool.args).toBe('object')
@@ -65,7 +74,16 @@ describe('createTaskTools', () => {
     ).toBe('ERR_SCHEDULER_FORBIDDEN')
   })
 
-  it('lets a trusted agent (build) create a task: guidance in front, activated, deferred without a scheduler', async () => {
+  it('has no tool that activates a task: no resume, and create takes no `paused` argument', () => {
+    const { tools } = setup()
+    expect(Object.keys(tools)).not.toContain('sallyport_task_resume')
+    expect(Object.keys(tools).filter((name) => /resume|activate|enable/.test(name))).toEqual([])
+    expect(Object.keys(tools.sallyport_task_create.args)).not.toContain('paused')
+    expect(tools.sallyport_task_create.description).toContain('PAUSED')
+    expect(tools.sallyport_task_create.description).toContain('sallyport task resume <id>')
+  })
+
+  it('lets a trusted agent (build) create a task: guidance in front, PAUSED, the user resumes it on the host', async () => {
     const { paths, tools } = setup()
     const answer = await tools.sallyport_task_create.execute(
       {
@@ -77,21 +95,50 @@ describe('createTaskTools', () => {
       },
       as('build'),
     )
-    expect(answer).toBe('Created daily (active; bound when the scheduler starts).')
+    expect(answer).toBe(
+      'Created daily, paused: the user activates it with `sallyport task resume daily` on the host.',
+    )
     const task = parseTaskSource('daily', readFileSync(join(paths.tasksDir, 'daily.yml'), 'utf8'))
     expect(task.prompt).toBe(`${HOSTILE_CONTENT_GUIDANCE}Summarise the notes.`)
     expect(task).toMatchObject({ schedule: '0 7 * * *', timeoutSeconds: 90, output: 'reports/{date}.md' })
-    expect(enabledIds(paths)).toEqual(['daily'])
+    expect(enabledIds(paths)).toEqual([])
+  })
+
+  it('create never activates: not with `paused: false`, and a leftover activation of the id is cleared', async () => {
+    const { paths, tools } = setup()
+    writeEnabled(paths, ['ghost', 'other'])
+    expect(
+      await tools.sallyport_task_create.execute(
+        { id: 'eager', prompt: 'x', schedule: '@daily', paused: false },
+        as('build'),
+      ),
+    ).toContain('Created eager, paused')
+    expect(
+      await tools.sallyport_task_create.execute(
+        { id: 'ghost', prompt: 'x', schedule: '@hourly' },
+        as('build'),
+      ),
+    ).toContain('Created ghost, paused')
+    expect(enabledIds(paths)).toEqual(['other'])
+    expect(await tools.sallyport_task_list.execute({}, as('build'))).not.toContain(': active')
+  })
+
+  it('create of a manual-only task says so', async () => {
+    const { paths, tools } = setup()
+    expect(await tools.sallyport_task_create.execute({ id: 'once', prompt: 'x' }, as('build'))).toBe(
+      'Created once (manual only: `sallyport task run once` on the host).',
+    )
+    expect(enabledIds(paths)).toEqual([])
   })
 
   it('create: paused, and empty optional strings are absent', async () => {
     const { paths, tools } = setup()
     expect(
       await tools.sallyport_task_create.execute(
-        { id: 'later', prompt: 'x', schedule: '@daily', timeout: '', model: '', output: '', paused: true },
+        { id: 'later', prompt: 'x', schedule: '@daily', timeout: '', model: '', output: '' },
         as('build'),
       ),
-    ).toContain('(paused;')
+    ).toContain('Created later, paused')
     expect(
       parseTaskSource('later', readFileSync(join(paths.tasksDir, 'later.yml'), 'utf8')).timeoutSeconds,
     ).toBe(600)
@@ -115,7 +162,7 @@ describe('createTaskTools', () => {
     expect(readdirSync(paths.tasksDir)).toEqual([])
   })
 
-  it('list, show, pause, resume, remove and history', async () => {
+  it('list, show, pause (of a task the host resumed), remove and history', async () => {
     const { paths, tools } = setup()
     const ctx = as('build')
     expect(await tools.sallyport_task_list.execute({}, ctx)).toBe('No tasks.')
@@ -124,6 +171,11 @@ describe('createTaskTools', () => {
       ctx,
     )
     writeTask(paths, 'broken', 'enabled: true\n')
+    expect(await tools.sallyport_task_list.execute({}, ctx)).toContain(
+      '- daily: paused, schedule "0 7 * * *", timeout 600s',
+    )
+    // The user activates it on the host (`sallyport task resume daily`).
+    await createTaskHelper({ paths }).resume('daily')
 
     const list = await tools.sallyport_task_list.execute({}, ctx)
     expect(list).toContain('Time zone UTC')
@@ -136,8 +188,7 @@ describe('createTaskTools', () => {
 
     expect(await tools.sallyport_task_pause.execute({ id: 'daily' }, ctx)).toBe('Paused daily.')
     expect(await tools.sallyport_task_pause.execute({ id: 'daily' }, ctx)).toBe('daily was not active.')
-    expect(await tools.sallyport_task_resume.execute({ id: 'daily' }, ctx)).toBe('Resumed daily.')
-    expect(await tools.sallyport_task_resume.execute({ id: 'daily' }, ctx)).toBe('daily was active already.')
+    expect(enabledIds(paths)).toEqual([])
 
     expect(await tools.sallyport_task_history.execute({ id: 'daily' }, ctx)).toBe('No runs yet.')
     await appendHistory(paths, 'daily', {

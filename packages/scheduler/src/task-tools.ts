@@ -33,7 +33,6 @@ export const TASK_TOOL_NAMES = [
   'sallyport_task_show',
   'sallyport_task_create',
   'sallyport_task_pause',
-  'sallyport_task_resume',
   'sallyport_task_remove',
   'sallyport_task_history',
 ] as const
@@ -43,7 +42,8 @@ export const TASK_TOOL_NAMES = [
  * reconciliation, rollback, backups), for trusted native sessions only. A gateway profile or the
  * `scheduled` profile gets `ERR_SCHEDULER_FORBIDDEN` (the runtime guard refuses these tools for
  * them too, and their wildcard denial hides them): an unattended or remote agent must not create
- * or change what runs unattended later.
+ * or change what runs unattended later. Activation stays the host's (`sallyport task resume`):
+ * tasks the assistant creates are paused, and no tool resumes one.
  */
 export function createTaskTools(
   options: TaskToolsOptions,
@@ -93,7 +93,7 @@ export function createTaskTools(
       },
     ),
     sallyport_task_create: tool(
-      'Create a task that runs a prompt unattended on a cron schedule (five fields, in the stack time zone), or manually when no schedule is given. The result is written under the knowledge directory. Unattended runs can only read non-secret workspace files.',
+      'Create a task that runs a prompt unattended on a cron schedule (five fields, in the stack time zone), or manually when no schedule is given. It is created PAUSED: the user activates it on the host with `sallyport task resume <id>`. The result is written under the knowledge directory. Unattended runs can only read non-secret workspace files.',
       {
         id,
         prompt: z.string().describe('What the unattended agent should do'),
@@ -109,7 +109,6 @@ export function createTaskTools(
           .describe(
             'Result file relative to the knowledge directory; {id} {date} {time} {run} are filled in',
           ),
-        paused: z.boolean().optional().describe('Create without activating the schedule'),
       },
       async (args) => {
         const created = await helper.create({
@@ -119,23 +118,22 @@ export function createTaskTools(
           timeout: optionalString(args.timeout),
           model: optionalString(args.model),
           output: optionalString(args.output),
-          paused: args.paused === true,
+          // Activation is the host's: a prompt-injected session must not start unattended runs.
+          paused: true,
         })
-        return `Created ${created.task.id} (${created.state}; ${created.reconciled === 'applied' ? 'the scheduler has it' : 'bound when the scheduler starts'}).`
+        return created.state === 'paused'
+          ? `Created ${created.task.id}, paused: the user activates it with \`sallyport task resume ${created.task.id}\` on the host.`
+          : `Created ${created.task.id} (manual only: \`sallyport task run ${created.task.id}\` on the host).`
       },
     ),
     sallyport_task_pause: tool(
-      'Pause a task: its schedule stops firing until resumed.',
+      'Pause a task: its schedule stops firing until the user resumes it on the host.',
       { id },
       async (args) => {
         const result = await helper.pause(String(args.id))
         return result.changed ? `Paused ${String(args.id)}.` : `${String(args.id)} was not active.`
       },
     ),
-    sallyport_task_resume: tool('Resume (activate) a paused task schedule.', { id }, async (args) => {
-      const result = await helper.resume(String(args.id))
-      return result.changed ? `Resumed ${String(args.id)}.` : `${String(args.id)} was active already.`
-    }),
     sallyport_task_remove: tool(
       'Remove a task; its definition is kept under knowledge/disabled-tasks/.',
       { id },

@@ -179,6 +179,15 @@ export class FakeClock implements SchedulerClock {
     return this.timers.size
   }
 
+  /**
+   * Steps the wall clock by `ms` (negative: back) the way an NTP correction or a manual change
+   * does: `now()` jumps, but pending timers keep their remaining delay (timers are monotonic).
+   */
+  stepWallClock(ms: number): void {
+    this.current += ms
+    for (const [id, timer] of this.timers) this.timers.set(id, { ...timer, at: timer.at + ms })
+  }
+
   /** Moves the time without running any timer (a suspended host, a blocked event loop). */
   jump(ms: number): void {
     this.current += ms
@@ -197,12 +206,13 @@ export class FakeClock implements SchedulerClock {
   }
 
   /**
-   * Advances to `target`, running each timer at its due time. Before each step it waits (real
-   * time, bounded) until the scheduler has re-armed its timer: a tick that starts a sync arms
-   * the next timer only when that sync has read the files.
+   * Advances to `target`, running each timer at its due time. Before each step it lets pending
+   * promise chains settle (one macrotask turn, as between two real timers) and waits (real time,
+   * bounded) until the scheduler has armed a timer.
    */
   async advanceTo(target: number): Promise<void> {
     for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve))
       await pollUntil(() => this.pending > 0, 'the scheduler to arm its timer')
       const next = this.earliest(target)
       if (!next) break
