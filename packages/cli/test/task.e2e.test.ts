@@ -10,8 +10,8 @@ import {
   waitFor,
 } from '@sallyport/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { alive, runCli, startCli, tempDir } from './cli-process.ts'
-import { editConfig, logLines, mcpClient, useScriptedModel } from './stack-fixture.ts'
+import { alive, type LiveCli, runCli, startCli, tempDir } from './cli-process.ts'
+import { editConfig, type LogLine, logLines, mcpClient, useScriptedModel } from './stack-fixture.ts'
 
 // End to end through the BUILT CLI and the real runtime of `sallyport up`: the scheduler process
 // runs tasks through the native server with the `scheduled` profile; `task …` is the mutation
@@ -28,6 +28,38 @@ afterAll(async () => {
   for (const stop of stops.reverse()) await stop()
   await model?.close()
 })
+
+/** A fresh stack on free ports whose assistant and moderator use the scripted model. */
+async function scriptedStack(): Promise<string> {
+  const temp = tempDir()
+  stops.push(temp.remove)
+  const dir = join(temp.path, 'stack')
+  expect((await runCli(['init', '--dir', dir])).code).toBe(0)
+  const [gatewayPort, moderatorPort] = [await freePort(), await freePort()]
+  editConfig(dir, (c) => {
+    c.gateway.port = gatewayPort
+    c.moderator.port = moderatorPort
+    c.moderator.model = `${FAKE_PROVIDER_ID}/${FAKE_MODERATION_MODEL_ID}`
+  })
+  useScriptedModel(dir, model.baseURL)
+  return dir
+}
+
+/** `sallyport up` of the stack, once it logged `ready`. */
+async function upStack(dir: string): Promise<{ cli: LiveCli; ready: LogLine }> {
+  const cli = startCli(['up', '--dir', dir, '--stop-grace-ms', '3000'])
+  stops.push(() => {
+    if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
+  })
+  const ready = await waitFor(
+    () => {
+      if (cli.child.exitCode !== null) throw new Error(`up exited early: ${cli.stderr()}`)
+      return logLines(cli.stdout()).find((line) => line.event === 'ready')
+    },
+    { timeoutMs: 90_000 },
+  )
+  return { cli, ready }
+}
 
 interface History {
   runs: { at: string; trigger: string; outcome: string; output?: string; error?: string }[]
@@ -83,17 +115,7 @@ function toolResultText(marker: string): string {
 
 describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
   it('runs scheduled and manual tasks, reports invalid ones, stages restores paused, and survives a failed sync', async () => {
-    const temp = tempDir()
-    stops.push(temp.remove)
-    const dir = join(temp.path, 'stack')
-    expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-    const [gatewayPort, moderatorPort] = [await freePort(), await freePort()]
-    editConfig(dir, (c) => {
-      c.gateway.port = gatewayPort
-      c.moderator.port = moderatorPort
-      c.moderator.model = `${FAKE_PROVIDER_ID}/${FAKE_MODERATION_MODEL_ID}`
-    })
-    useScriptedModel(dir, model.baseURL)
+    const dir = await scriptedStack()
     // sallyport.json is read-only in the container: no task operation may write it.
     const stackJson = readFileSync(join(dir, 'sallyport.json'), 'utf8')
     // A fresh installation seeds no tasks.
@@ -132,17 +154,7 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
     engineConfig.scheduler.enabled.push('self-enabled')
     writeFileSync(engineFile, JSON.stringify(engineConfig))
 
-    const cli = startCli(['up', '--dir', dir, '--stop-grace-ms', '3000'])
-    stops.push(() => {
-      if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
-    })
-    const ready = await waitFor(
-      () => {
-        if (cli.child.exitCode !== null) throw new Error(`up exited early: ${cli.stderr()}`)
-        return logLines(cli.stdout()).find((line) => line.event === 'ready')
-      },
-      { timeoutMs: 90_000 },
-    )
+    const { cli, ready } = await upStack(dir)
     const lines = logLines(cli.stdout())
     const scheduler = lines.find((line) => line.event === 'child_started' && line.child === 'scheduler')
     expect(scheduler?.pid).toBeGreaterThan(0)
@@ -256,28 +268,8 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
   }, 300_000)
 
   it('gives the task tools to trusted native sessions only: never to a gateway credential nor to a scheduled run', async () => {
-    const temp = tempDir()
-    stops.push(temp.remove)
-    const dir = join(temp.path, 'stack')
-    expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-    const [gatewayPort, moderatorPort] = [await freePort(), await freePort()]
-    editConfig(dir, (c) => {
-      c.gateway.port = gatewayPort
-      c.moderator.port = moderatorPort
-      c.moderator.model = `${FAKE_PROVIDER_ID}/${FAKE_MODERATION_MODEL_ID}`
-    })
-    useScriptedModel(dir, model.baseURL)
-    const cli = startCli(['up', '--dir', dir, '--stop-grace-ms', '3000'])
-    stops.push(() => {
-      if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
-    })
-    const ready = await waitFor(
-      () => {
-        if (cli.child.exitCode !== null) throw new Error(`up exited early: ${cli.stderr()}`)
-        return logLines(cli.stdout()).find((line) => line.event === 'ready')
-      },
-      { timeoutMs: 90_000 },
-    )
+    const dir = await scriptedStack()
+    const { cli, ready } = await upStack(dir)
     const taskFile = (id: string): string => join(dir, 'knowledge/tasks', `${id}.yml`)
 
     // A trusted native session creates a task through the same helper as the CLI.

@@ -6,6 +6,7 @@ import {
   GatewayLimitsSchema,
   OAuthOptionsSchema,
 } from '@sallyport/gateway-server/config'
+import { isTimeZone } from '@sallyport/scheduler'
 import { z } from 'zod'
 import { CliError } from '../errors.ts'
 
@@ -25,15 +26,8 @@ const Host = z
 export const OAuthConfigSchema = OAuthOptionsSchema
 export type OAuthConfig = z.output<typeof OAuthOptionsSchema>
 
-/** True when `zone` is an IANA time zone this Node knows. */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone })
-    return true
-  } catch {
-    return false
-  }
-}
+/** True when `zone` is an IANA time zone this Node knows (the scheduler's check: one definition). */
+export { isTimeZone }
 
 /**
  * The gateway's connection and per-credential limits, written out by `init` so operators see and
