@@ -3,13 +3,24 @@
 import { MAX_TIMESTAMP_MS } from './handle-format.ts'
 import { copySecret } from './web-crypto.ts'
 
-/** What a handle stands for; the kind is bound into the handle, so one kind never opens as another. */
-export type HandleKind = 'session' | 'message' | 'job' | 'interaction'
+/**
+ * What a handle stands for; the kind is bound into the handle, so one kind never opens as another.
+ * `request_state` is the state of a multi round-trip request (MCP 2026-07-28 `requestState`):
+ * what a retried call needs, sealed and short-lived.
+ */
+export type HandleKind = 'session' | 'message' | 'job' | 'interaction' | 'request_state'
 
 /** Every handle kind, in a fixed order. */
-export const HANDLE_KINDS: readonly HandleKind[] = Object.freeze(['session', 'message', 'job', 'interaction'])
+export const HANDLE_KINDS: readonly HandleKind[] = Object.freeze([
+  'session',
+  'message',
+  'job',
+  'interaction',
+  'request_state',
+])
 
-const HOUR_MS = 60 * 60 * 1000
+const MINUTE_MS = 60 * 1000
+const HOUR_MS = 60 * MINUTE_MS
 const DAY_MS = 24 * HOUR_MS
 
 /** Default lifetimes (spec "Opaque handles"; message handles follow sessions). */
@@ -18,6 +29,8 @@ export const DEFAULT_LIFETIMES_MS: Readonly<Record<HandleKind, number>> = Object
   message: 30 * DAY_MS,
   job: DAY_MS,
   interaction: HOUR_MS,
+  // Long enough for a person to answer a dialog, short enough that a copy left behind is soon dead.
+  request_state: 15 * MINUTE_MS,
 })
 
 /**

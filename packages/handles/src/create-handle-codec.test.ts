@@ -155,12 +155,13 @@ describe('lifetimes', () => {
     },
   )
 
-  it('uses the spec defaults: session 30 days, job 24 h, interaction 1 h, message 30 days', () => {
+  it('uses the spec defaults: session 30 days, job 24 h, interaction 1 h, message 30 days; request state 15 min', () => {
     expect(DEFAULT_LIFETIMES_MS).toEqual({
       session: 2_592_000_000,
       job: 86_400_000,
       interaction: 3_600_000,
       message: 2_592_000_000,
+      request_state: 900_000,
     })
   })
 

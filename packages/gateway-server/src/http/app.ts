@@ -229,6 +229,12 @@ export function createApp(options: AppOptions): GatewayApp {
             screeningMs: op.screening.ms,
             ...(op.screening.category !== undefined && { screeningCategory: op.screening.category }),
           }),
+          ...(op.round && {
+            inputRound: op.round.round,
+            ...(op.round.asked !== undefined && { inputAsked: op.round.asked }),
+            ...(op.round.answered !== undefined && { inputAnswered: op.round.answered }),
+            ...(op.round.declined !== undefined && { inputDeclined: op.round.declined }),
+          }),
           status,
           durationMs,
           ...(batch > 1 && { batch }),

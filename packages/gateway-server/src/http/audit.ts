@@ -1,4 +1,5 @@
 import { RESOURCE_TEMPLATES, TOOLS } from '@sallyport/policy'
+import type { RoundNote } from '../jobs/input-rounds.js'
 import type { ScreeningRecord } from '../screening.js'
 
 // The audit log: exactly one line per operation (each JSON-RPC message of a POST, each GET or
@@ -25,6 +26,8 @@ export interface OperationRecord {
   claimed?: boolean
   /** How the call's input was screened (outcome, latency, block category), when it was. */
   screening?: ScreeningRecord
+  /** A multi round-trip round of the call: its number, forms asked, answers applied. */
+  round?: RoundNote
 }
 
 const KNOWN_NAMES: ReadonlySet<string> = new Set([

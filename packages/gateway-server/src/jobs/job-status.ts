@@ -3,7 +3,13 @@ import { isTransientUpstream } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
 import type { Principal } from '../principal.js'
 import type { Redactor } from '../redact.js'
-import type { RuntimePort, RuntimeSession, RuntimeWake } from '../runtime/port.js'
+import type {
+  RuntimePermission,
+  RuntimePort,
+  RuntimeQuestion,
+  RuntimeSession,
+  RuntimeWake,
+} from '../runtime/port.js'
 import type { Interaction, JobStatus } from '../schemas.js'
 import type { OwnedSessions } from '../sessions/owned.js'
 import { changedFile, todoViews } from '../sessions/views.js'
@@ -11,6 +17,11 @@ import { DEAD_AFTER_MS, type DerivedJobState, deriveJobState, newestRun } from '
 import { type ReadNeed, readTurn, type TurnSnapshot } from './turn-reads.js'
 
 export { DEAD_AFTER_MS, START_GRACE_MS } from './derive-job-state.js'
+
+type QuestionInteraction = Extract<Interaction, { kind: 'question' }>
+type PermissionInteraction = Extract<Interaction, { kind: 'permission' }>
+/** One item of a pending question, as clients see it. */
+export type QuestionItem = QuestionInteraction['questions'][number]
 
 export interface JobContext {
   principal: Principal
@@ -126,23 +137,14 @@ async function present(
           snapshot.questions.map(async (q) => ({
             kind: 'question' as const,
             interaction: await owned.sealInteraction(session.id, q.id, 'question'),
-            questions: q.questions.map((item) => ({
-              header: text(item.header),
-              question: text(item.question),
-              options: item.options.map((o) => ({ label: text(o.label), description: text(o.description) })),
-              ...(item.multiple !== undefined && { multiple: item.multiple }),
-              ...(item.custom !== undefined && { custom: item.custom }),
-            })),
+            questions: questionItems(q, text),
           })),
         )),
         ...(await Promise.all(
           snapshot.permissions.map(async (p) => ({
             kind: 'permission' as const,
             interaction: await owned.sealInteraction(session.id, p.id, 'permission'),
-            permission: text(p.permission),
-            patterns: p.patterns.map(text),
-            // Decided on the runtime's own permission name (a webfetch ask is never "always").
-            ...withAlways([...allowedDecisions(ctx.principal.policy, p.permission)], p.always, text),
+            ...permissionFields(ctx.principal.policy, p, text),
           })),
         )),
       ]
@@ -166,19 +168,36 @@ async function present(
   }
 }
 
+/** A pending question's items as clients see them (every string rewritten by `text`). */
+export function questionItems(q: RuntimeQuestion, text: (value: string) => string): QuestionItem[] {
+  return q.questions.map((item) => ({
+    header: text(item.header),
+    question: text(item.question),
+    options: item.options.map((o) => ({ label: text(o.label), description: text(o.description) })),
+    ...(item.multiple !== undefined && { multiple: item.multiple }),
+    ...(item.custom !== undefined && { custom: item.custom }),
+  }))
+}
+
 /**
- * `allowedDecisions`, and with `always` among them the runtime's own patterns an `always` answer
- * approves (`alwaysPatterns`): wider than the ask's `patterns` (for `echo x`, `echo *`), so a
- * client can show what it would approve for the rest of the runtime's life.
+ * A pending permission request as clients see it: its name and patterns, the decisions this
+ * policy may send for it (decided on the runtime's own permission name: a webfetch ask is never
+ * "always"), and with `always` among them the runtime's own patterns an `always` answer approves
+ * (`alwaysPatterns`): wider than the ask's `patterns` (for `echo x`, `echo *`), so a client can
+ * show what it would approve for the rest of the runtime's life.
  */
-function withAlways(
-  decisions: ('once' | 'always' | 'reject')[],
-  always: readonly string[] | undefined,
+export function permissionFields(
+  policy: Principal['policy'],
+  p: RuntimePermission,
   text: (value: string) => string,
-): { allowedDecisions: ('once' | 'always' | 'reject')[]; alwaysPatterns?: string[] } {
-  return decisions.includes('always')
-    ? { allowedDecisions: decisions, alwaysPatterns: (always ?? []).map(text) }
-    : { allowedDecisions: decisions }
+): Omit<PermissionInteraction, 'kind' | 'interaction'> {
+  const decisions = [...allowedDecisions(policy, p.permission)]
+  return {
+    permission: text(p.permission),
+    patterns: p.patterns.map(text),
+    allowedDecisions: decisions,
+    ...(decisions.includes('always') && { alwaysPatterns: (p.always ?? []).map(text) }),
+  }
 }
 
 /**

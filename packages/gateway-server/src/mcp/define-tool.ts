@@ -1,10 +1,18 @@
-import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server'
+import { createHash } from 'node:crypto'
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  type McpServer,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server'
 import type { ToolName } from '@sallyport/policy'
 import type { z } from 'zod'
 import { errorResult, toGatewayError } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
 import type { RequestScope } from '../http/app.js'
 import { RateLimited, type SlotKind } from '../http/limits.js'
+import type { CallRounds, RoundNote } from '../jobs/input-rounds.js'
 import type { Logger } from '../logger.js'
 import type { ScreeningRecord } from '../screening.js'
 
@@ -31,9 +39,13 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   input: I
   output: O
   hints: ToolHints
-  run: (input: z.output<I>, signal: AbortSignal, call: ToolCall) => Promise<z.output<O>>
-  /** The per-credential concurrency slot a call holds while it runs (runs, waits), if any. */
-  slot?: (input: z.output<I>) => SlotKind | undefined
+  /** The tool's answer: its output, or (a waiting job tool) the forms of a multi round-trip round. */
+  run: (input: z.output<I>, signal: AbortSignal, call: ToolCall) => Promise<z.output<O> | InputRequiredResult>
+  /**
+   * The per-credential concurrency slot a call holds while it runs (runs, waits), if any; `retry`
+   * when the call continues a multi round-trip round (it starts nothing new).
+   */
+  slot?: (input: z.output<I>, retry: boolean) => SlotKind | undefined
 }
 
 /** What a tool's run may do with its own call besides answering it. */
@@ -46,6 +58,64 @@ export interface ToolCall {
    * the returned function does nothing.
    */
   keep(): () => void
+  /** The call's multi round-trip side (MCP 2026-07-28): forms it may answer with, a retry's answers. */
+  rounds: CallRounds
+}
+
+/** The MCP request context the SDK hands a tool callback, as far as the gateway reads it. */
+interface CallbackContext {
+  mcpReq: {
+    id: unknown
+    signal: AbortSignal
+    envelope?: Record<string, unknown>
+    inputResponses?: Record<string, unknown>
+    requestState: () => unknown
+  }
+}
+
+/**
+ * True when the request declares that its client shows form dialogs: a 2026-07-28 request whose
+ * envelope's client capabilities name `elicitation.form`, or a bare `elicitation: {}` (which
+ * means form, by the SDK's and the spec's reading).
+ */
+function declaresForms(era: 'legacy' | 'modern', envelope: Record<string, unknown> | undefined): boolean {
+  if (era !== 'modern') return false
+  const caps = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined
+  const elicitation = caps?.elicitation
+  if (typeof elicitation !== 'object' || elicitation === null || Array.isArray(elicitation)) return false
+  const modes = elicitation as Record<string, unknown>
+  return modes.form !== undefined || (modes.url === undefined && Object.keys(modes).length === 0)
+}
+
+/** A digest of the tool and its (parsed) arguments: a round's state is good for this call only. */
+function bindingOf(name: string, input: unknown): string {
+  return createHash('sha256')
+    .update(name)
+    .update('\u0000')
+    .update(JSON.stringify(input))
+    .digest('base64url')
+    .slice(0, 32)
+}
+
+/** The call's multi round-trip side; what happens in its rounds goes into its audit record. */
+function roundsOf(
+  era: 'legacy' | 'modern',
+  ctx: CallbackContext,
+  binding: string,
+  record: { round?: RoundNote },
+): CallRounds {
+  const state = era === 'modern' ? ctx.mcpReq.requestState() : undefined
+  const responses = era === 'modern' ? ctx.mcpReq.inputResponses : undefined
+  return {
+    forms: declaresForms(era, ctx.mcpReq.envelope),
+    // Anything but a string is no state of ours (the SDK refuses it before the tool runs).
+    state: typeof state === 'string' ? state : undefined,
+    responses,
+    binding,
+    note(round) {
+      record.round = { round: 0, ...record.round, ...round }
+    },
+  }
 }
 
 /**
@@ -80,7 +150,7 @@ function describeIssues(error: z.ZodError): string {
  */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   server: McpServer,
-  scope: RequestScope,
+  scope: RequestScope & { era: 'legacy' | 'modern' },
   logger: Logger,
   name: ToolName,
   def: ToolDefinition<I, O>,
@@ -95,7 +165,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
       annotations: { title: def.title, ...def.hints },
     },
     // biome-ignore lint/suspicious/noExplicitAny: the SDK's callback generics do not narrow through our wrapper
-    (async (args: any, ctx: { mcpReq: { id: unknown; signal: AbortSignal } }) => {
+    (async (args: any, ctx: CallbackContext) => {
       const audit = scope.audit.claim(ctx.mcpReq.id, 'tools/call')
       audit.tool = name
       // The call ends when the client cancels it or leaves (the connection closed): a wait stops
@@ -107,7 +177,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
         const parsed = def.input.safeParse(args ?? {})
         if (!parsed.success) throw new GatewayError('invalid_input', describeIssues(parsed.error))
         const input = parsed.data as z.output<I>
-        const slot = def.slot?.(input)
+        const rounds = roundsOf(scope.era, ctx, bindingOf(name, input), audit)
+        const retry = rounds.state !== undefined || rounds.responses !== undefined
+        const slot = def.slot?.(input, retry)
         if (slot) release = scope.limiter.acquire(scope.principal.username, slot)
         ran = true
         const output = await def.run(input, signal, {
@@ -119,8 +191,11 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
             release = undefined
             return kept
           },
+          rounds,
         })
         audit.outcome = signal.aborted ? 'aborted' : 'ok'
+        // A round's forms go back as the SDK's input_required result, untouched.
+        if (isInputRequiredResult(output)) return output
         return {
           content: [{ type: 'text', text: JSON.stringify(output) }],
           structuredContent: output as Record<string, unknown>,

@@ -4,6 +4,7 @@ import type { HandleCodec } from '@sallyport/handles'
 import { promptsFor, resourceTemplatesFor, type ToolName, toolsFor } from '@sallyport/policy'
 import type { WorkspaceGuard } from '@sallyport/workspace-guard'
 import { requestScopeOf } from '../http/app.js'
+import { MAX_INPUT_ROUNDS } from '../jobs/input-rounds.js'
 import type { Logger } from '../logger.js'
 import type { Redactor } from '../redact.js'
 import type { RuntimePort } from '../runtime/port.js'
@@ -62,6 +63,10 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
           resources: { listChanged: false },
           prompts: { listChanged: false },
         },
+        // Forms are offered to 2026-07-28 clients only (jobs/input-rounds.ts); a 2025-era call
+        // never gets an input_required result, and must fail loudly rather than be turned into
+        // server-to-client requests if one ever slipped through.
+        inputRequired: { legacyShim: false, maxRounds: MAX_INPUT_ROUNDS },
       },
     )
     const owned = ownedSessions(principal, options.codec, options.signer, options.runtime)
@@ -90,8 +95,9 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
       'gateway.catalog.get': catalogTool(principal),
     }
     // The policy's tables decide what is registered, in catalog order.
+    const toolScope = { ...scope, era: ctx.era }
     for (const name of toolsFor(principal.policy))
-      defineTool(server, scope, options.logger, name, tools[name])
+      defineTool(server, toolScope, options.logger, name, tools[name])
     registerResources(server, { ...base, guard, audit: scope.audit }, resourceTemplatesFor(principal.policy))
     registerPrompts(server, promptsFor(principal.policy))
     return server

@@ -25,6 +25,17 @@ export interface InteractionRef {
   kind: 'permission' | 'question'
 }
 
+/** The most asks one multi round-trip round may carry (each is one form, or one per question item). */
+export const MAX_ROUND_ASKS = 16
+
+/**
+ * What a multi round-trip retry needs (MCP 2026-07-28 `requestState`), sealed as a
+ * `request_state` handle: the call it belongs to (`b`, a digest of tool and arguments), the job
+ * (`s`, `m`, `t`), the wait budget left (`w`, ms), the round (`n`) and the asks the forms were
+ * for (`a`: a question with its number of items, or a permission request).
+ */
+export type RequestState = z.output<typeof HANDLE_PAYLOADS.request_state>
+
 /**
  * Everything that turns a client's handle into an upstream object for one principal, and back.
  * Every open verifies the handle (AES-GCM, identity, kind, expiry) AND the session's HMAC
@@ -36,6 +47,7 @@ export interface OwnedSessions {
   sealJob(sessionId: string, messageId: string, startedAt: number): Promise<string>
   sealInteraction(sessionId: string, requestId: string, kind: 'permission' | 'question'): Promise<string>
   sealMessage(sessionId: string, messageId: string): Promise<string>
+  sealRequestState(state: RequestState): Promise<string>
   openSession(handle: string): Promise<RuntimeSession>
   /**
    * Decrypts a session handle to its upstream id WITHOUT the ownership check. Only for starting
@@ -48,6 +60,12 @@ export interface OwnedSessions {
   jobOf(handle: string): Promise<{ sessionId: string; messageId: string; startedAt: number }>
   openJob(handle: string): Promise<JobRef>
   openInteraction(handle: string): Promise<InteractionRef>
+  /** Decrypts an interaction handle without the ownership check (see `sessionIdOf`). */
+  interactionOf(
+    handle: string,
+  ): Promise<{ sessionId: string; requestId: string; kind: 'permission' | 'question' }>
+  /** Decrypts a request state without the ownership check: load the session with `loadOwned`. */
+  openRequestState(handle: string): Promise<RequestState>
   /** Opens a message handle that must belong to `sessionId`. */
   openMessage(handle: string, sessionId: string): Promise<string>
   isOwned(session: RuntimeSession): Promise<boolean>
@@ -67,6 +85,23 @@ const HANDLE_PAYLOADS = {
   job: z.object({ s: upstreamId, m: upstreamId, t: z.number().catch(0) }),
   // `k`: `p` for a permission request, `q` for a question.
   interaction: z.object({ s: upstreamId, r: upstreamId, k: z.enum(['p', 'q']) }),
+  request_state: z.object({
+    b: z.string().min(1).max(64),
+    s: upstreamId,
+    m: upstreamId,
+    t: z.number(),
+    w: z.number().int().min(0).max(30_000),
+    n: z.number().int().min(1).max(64),
+    a: z
+      .array(
+        z.discriminatedUnion('k', [
+          z.object({ k: z.literal('q'), r: upstreamId, c: z.number().int().min(1).max(MAX_ROUND_ASKS) }),
+          z.object({ k: z.literal('p'), r: upstreamId }),
+        ]),
+      )
+      .min(1)
+      .max(MAX_ROUND_ASKS),
+  }),
 }
 /** The payload of each handle kind. */
 type HandlePayloads = { [K in HandleKind]: z.output<(typeof HANDLE_PAYLOADS)[K]> }
@@ -109,6 +144,7 @@ export function ownedSessions(
     sealJob: (s, m, t) => seal('job', { s, m, t }),
     sealInteraction: (s, r, kind) => seal('interaction', { s, r, k: kind === 'permission' ? 'p' : 'q' }),
     sealMessage: (s, m) => seal('message', { s, m }),
+    sealRequestState: (state) => seal('request_state', state),
     async openSession(handle) {
       return loadOwned((await open('session', handle)).s)
     },
@@ -123,6 +159,11 @@ export function ownedSessions(
       const { s, r, k } = await open('interaction', handle)
       return { session: await loadOwned(s), requestId: r, kind: k === 'p' ? 'permission' : 'question' }
     },
+    async interactionOf(handle) {
+      const { s, r, k } = await open('interaction', handle)
+      return { sessionId: s, requestId: r, kind: k === 'p' ? 'permission' : 'question' }
+    },
+    openRequestState: (handle) => open('request_state', handle),
     async openMessage(handle, sessionId) {
       const { s, m } = await open('message', handle)
       if (s !== sessionId) throw notFound()

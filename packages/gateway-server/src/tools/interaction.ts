@@ -24,7 +24,7 @@ const notPending = (): GatewayError =>
  * `full` policy, or "always" for a webfetch ask, which OpenCode asks with `always: ["*"]` (every
  * URL, whole project, until restart). `permission` is the runtime's name, once it is known.
  */
-function assertDecisionAllowed(policy: Policy, decision: string, permission?: string): void {
+export function assertDecisionAllowed(policy: Policy, decision: string, permission?: string): void {
   if (isDecisionAllowed(policy, decision, permission)) return
   throw isDecisionAllowed(policy, decision)
     ? new GatewayError('forbidden', 'A web fetch request can be approved once or rejected, never always.')

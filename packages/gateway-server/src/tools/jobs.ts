@@ -1,16 +1,18 @@
+import type { InputRequiredResult } from '@modelcontextprotocol/server'
 import { agentProfile } from '@sallyport/policy'
 import { isTransientUpstream } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
 import { cancelRun } from '../jobs/cancel-run.js'
 import { newestRun } from '../jobs/derive-job-state.js'
-import { type JobContext, readJobState, settleJob, waitForJob } from '../jobs/job-status.js'
+import { isRetry, type RoundContext, resumeRound, waitWithForms } from '../jobs/input-rounds.js'
+import { type JobContext, readJobState, settleJob } from '../jobs/job-status.js'
 import { watchRunEnd } from '../jobs/run-watch.js'
-import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
+import { READ_ONLY_HINTS, type ToolCall, type ToolDefinition } from '../mcp/define-tool.js'
 import type { RuntimeSession } from '../runtime/port.js'
 import { AgentRunInput, JobCancel, JobCancelInput, JobGetInput, JobStatus } from '../schemas.js'
 import { type ScreeningHook, screenOrThrow } from '../screening.js'
 
-export interface JobToolContext extends JobContext {
+export interface JobToolContext extends RoundContext {
   screening: ScreeningHook
   /** Upstream session ids with an `agent.run` between its busy check and its prompt, in this process. */
   starting: Set<string>
@@ -32,8 +34,10 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
     input: AgentRunInput,
     output: JobStatus,
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    slot: () => 'run',
+    // A retry of a round starts nothing: it answers the forms and waits.
+    slot: (_input, retry) => (retry ? 'wait' : 'run'),
     run: async ({ message, session: sessionHandle, title, waitMs }, signal, call) => {
+      if (isRetry(call.rounds)) return continueRound(ctx, call, signal)
       const agent = agentProfile(principal.policy)
       let session: RuntimeSession | undefined
       if (sessionHandle !== undefined) {
@@ -68,9 +72,25 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
       // The credential's run slot stays taken until the run is over, not just this call.
       const release = call.keep()
       void watchRunEnd(runtime, session.id, messageId, ctx.now).finally(release)
-      return waitForJob(ctx, session, { messageId, startedAt }, waitMs ?? 0, signal)
+      return waitWithForms(
+        ctx,
+        call.rounds,
+        session,
+        { messageId, startedAt },
+        { waitMs: waitMs ?? 0, round: 0, signal },
+      )
     },
   }
+}
+
+/** A retry of a round: its answers go to the runtime, then the wait goes on with what was left of it. */
+async function continueRound(
+  ctx: RoundContext,
+  call: ToolCall,
+  signal: AbortSignal,
+): Promise<JobStatus | InputRequiredResult> {
+  const { session, job, waitMs, round } = await resumeRound(ctx, call.rounds, call.screened)
+  return waitWithForms(ctx, call.rounds, session, job, { waitMs, round, signal })
 }
 
 /**
@@ -111,7 +131,7 @@ async function createOwnedSession(
 }
 
 /** `gateway.job.get`: the job's status derived from the runtime now, optionally waiting. */
-export function jobGetTool(ctx: JobContext): ToolDefinition<typeof JobGetInput, typeof JobStatus> {
+export function jobGetTool(ctx: RoundContext): ToolDefinition<typeof JobGetInput, typeof JobStatus> {
   return {
     title: 'Get a job',
     description:
@@ -119,14 +139,20 @@ export function jobGetTool(ctx: JobContext): ToolDefinition<typeof JobGetInput, 
     input: JobGetInput,
     output: JobStatus,
     hints: READ_ONLY_HINTS,
-    slot: ({ waitMs }) => ((waitMs ?? 0) > 0 ? 'wait' : undefined),
-    run: async ({ job, waitMs }, signal) => {
+    slot: ({ waitMs }, retry) => (retry || (waitMs ?? 0) > 0 ? 'wait' : undefined),
+    run: async ({ job, waitMs }, signal, call) => {
+      if (isRetry(call.rounds)) return continueRound(ctx, call, signal)
       const ref = await ctx.owned.jobOf(job)
       // Start the state reads together with the ownership check; used only once it passes.
       const prefetched = readJobState(ctx, ref.sessionId)
       prefetched.catch(() => undefined)
       const session = await ctx.owned.loadOwned(ref.sessionId)
-      return waitForJob(ctx, session, ref, waitMs ?? 0, signal, prefetched)
+      return waitWithForms(ctx, call.rounds, session, ref, {
+        waitMs: waitMs ?? 0,
+        round: 0,
+        signal,
+        first: prefetched,
+      })
     },
   }
 }

@@ -111,6 +111,29 @@ export interface McpSession {
   close(): Promise<void>
 }
 
+/** The answer a client's dialog gives to one form of an `input_required` round. */
+export type FormAnswer =
+  | { action: 'accept'; content?: Record<string, unknown> }
+  | { action: 'decline' | 'cancel' }
+
+/** One form a client was asked to show. */
+export interface FormAsked {
+  message: string
+  requestedSchema: { properties: Record<string, Record<string, unknown>>; required?: string[] }
+}
+
+export interface ConnectOptions {
+  gateway?: Gateway
+  mode?: 'auto' | 'legacy'
+  /**
+   * Declares form elicitation and answers every form with this (MCP 2026-07-28 rounds are then
+   * fulfilled by the SDK client and retried automatically).
+   */
+  elicit?: (form: FormAsked) => FormAnswer | Promise<FormAnswer>
+  /** Declares form elicitation but fulfils nothing: `input_required` answers come back as they are. */
+  manual?: boolean
+}
+
 export interface Harness {
   fake: FakeRuntime
   server: ReturnType<typeof setupServer>
@@ -127,7 +150,7 @@ export interface Harness {
   turns: FakeTurn[]
   identity: Record<Who, string>
   clients: Record<Who, McpSession>
-  connect(who: Who, options?: { gateway?: Gateway; mode?: 'auto' | 'legacy' }): Promise<McpSession>
+  connect(who: Who, options?: ConnectOptions): Promise<McpSession>
   /** Another gateway on the same fake, secret and credentials (e.g. a client with another timeout). */
   extraGateway(options: {
     upstream?: Partial<Parameters<typeof createUpstreamClient>[0]>
@@ -232,7 +255,7 @@ export function useHarness(options: { now?: () => number } = {}): Harness {
     })
     gateways.push(h.gateway)
 
-    h.connect = async (who, { gateway = h.gateway, mode = 'auto' } = {}) => {
+    h.connect = async (who, { gateway = h.gateway, mode = 'auto', elicit, manual } = {}) => {
       const key = h.creds.keys[who]
       const fetchGateway = async (url: string | URL, init?: RequestInit): Promise<Response> => {
         const res = await gateway.fetch(new Request(url, init))
@@ -241,7 +264,21 @@ export function useHarness(options: { now?: () => number } = {}): Harness {
         h.bodies.push(text)
         return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers })
       }
-      const client = new Client({ name: `it-${who}`, version: '1.0.0' }, { versionNegotiation: { mode } })
+      const forms = elicit !== undefined || manual === true
+      const client = new Client(
+        { name: `it-${who}`, version: '1.0.0' },
+        {
+          versionNegotiation: { mode },
+          ...(forms && { capabilities: { elicitation: { form: {} } } }),
+          ...(manual && { inputRequired: { autoFulfill: false } }),
+        },
+      )
+      if (elicit)
+        client.setRequestHandler('elicitation/create', async (request) => {
+          const params = request.params as unknown as FormAsked
+          return (await elicit(params)) as never
+        })
+      else if (manual) client.setRequestHandler('elicitation/create', async () => ({ action: 'cancel' }))
       const transport = new StreamableHTTPClientTransport(new URL('http://gateway.test/mcp'), {
         requestInit: { headers: { Authorization: `Bearer ${key}` } },
         fetch: fetchGateway,

@@ -1,0 +1,242 @@
+import { type InputRequest, type InputRequiredResult, inputRequired } from '@modelcontextprotocol/server'
+import { GatewayError } from '../errors.js'
+import type { RuntimeSession } from '../runtime/port.js'
+import type { JobStatus } from '../schemas.js'
+import { type ScreeningHook, type ScreeningRecord, screenOrThrow } from '../screening.js'
+import { MAX_ROUND_ASKS, type RequestState } from '../sessions/owned.js'
+import { assertDecisionAllowed } from '../tools/interaction.js'
+import {
+  type AskReply,
+  answersAny,
+  permissionForm,
+  permissionKey,
+  questionForm,
+  questionKey,
+  readPermissionReply,
+  readQuestionReply,
+} from './input-forms.js'
+import { type JobContext, type JobKey, questionItems, waitForJob } from './job-status.js'
+
+// Agent questions and permission requests as the client's own dialogs (MCP 2026-07-28 multi
+// round-trip requests). A wait that reaches a pending ask answers `input_required` with one form
+// per question item or permission request and a sealed `requestState`; the client shows the
+// forms and retries the same call with the answers. The retry opens the state (identity-bound,
+// short-lived, bound to the tool and its arguments), answers the asks exactly as
+// `gateway.interaction.respond` would (screened, policy-checked, pending-checked by the runtime),
+// and goes on waiting with the budget that was left. Nothing is kept between rounds: any gateway
+// process holding the stack's secret serves any round.
+
+/** Rounds one logical call may take; past them the call answers the plain `input_required` status. */
+export const MAX_INPUT_ROUNDS = 8
+
+/** One round as the call's audit line records it. */
+export interface RoundNote {
+  /** 0 for the first call, n for the retry that carries the state of round n. */
+  round: number
+  asked?: number
+  answered?: number
+  declined?: number
+}
+
+/** The multi round-trip side of one tool call, as the MCP layer saw it. */
+export interface CallRounds {
+  /** The client can show forms: a 2026-07-28 request from a client that declares form elicitation. */
+  readonly forms: boolean
+  /** The echoed `requestState`, unverified, when the call is a retry. */
+  readonly state: string | undefined
+  /** The answers a retry carries (`inputResponses`): untrusted client input. */
+  readonly responses: Record<string, unknown> | undefined
+  /** Ties a state to this tool and these arguments (a digest of both). */
+  readonly binding: string
+  /** Merges into the round recorded for the call's audit line. */
+  note(round: Partial<RoundNote>): void
+}
+
+export interface RoundContext extends JobContext {
+  screening: ScreeningHook
+}
+
+/** True when the call is a retry of a round (it must not start anything new). */
+export const isRetry = (rounds: CallRounds): boolean =>
+  rounds.state !== undefined || rounds.responses !== undefined
+
+const notFound = (): GatewayError => new GatewayError('not_found', 'Not found.')
+const notPending = (): GatewayError =>
+  new GatewayError(
+    'not_pending',
+    'A question or permission request of that round is no longer pending (answered already, or the job moved on); gateway.job.get shows the job now.',
+  )
+
+/** What a retry goes on with. */
+export interface Resumed {
+  session: RuntimeSession
+  job: JobKey
+  waitMs: number
+  round: number
+}
+
+/**
+ * Opens the state a retry echoes and answers the asks of its round. A state that does not open
+ * for this credential, or belongs to another call, is refused like any bad handle; one whose
+ * asks are no longer pending (a replay) is `not_pending`, and nothing of it is applied.
+ */
+export async function resumeRound(
+  ctx: RoundContext,
+  rounds: CallRounds,
+  screened: (record: ScreeningRecord) => void,
+): Promise<Resumed> {
+  if (rounds.state === undefined)
+    throw new GatewayError('invalid_input', 'inputResponses come with the requestState of their round.')
+  const state = await ctx.owned.openRequestState(rounds.state)
+  if (state.b !== rounds.binding) throw notFound()
+  const session = await ctx.owned.loadOwned(state.s)
+  rounds.note({ round: state.n })
+  const counts = await answerRound(ctx, session.id, state, rounds.responses ?? {}, screened)
+  rounds.note(counts)
+  return { session, job: { messageId: state.m, startedAt: state.t }, waitMs: state.w, round: state.n }
+}
+
+interface Planned {
+  requestId: string
+  reply: AskReply
+}
+
+async function answerRound(
+  ctx: RoundContext,
+  sessionId: string,
+  state: RequestState,
+  responses: Record<string, unknown>,
+  screened: (record: ScreeningRecord) => void,
+): Promise<{ answered: number; declined: number }> {
+  const { runtime, principal, redactor } = ctx
+  const [questions, permissions] = await Promise.all([
+    runtime.questions(sessionId),
+    runtime.permissions(sessionId),
+  ])
+  const plans: Planned[] = []
+  for (const [index, ask] of state.a.entries()) {
+    const n = index + 1
+    if (ask.k === 'q') {
+      const keys = Array.from({ length: ask.c }, (_, j) => questionKey(n, j + 1))
+      if (!answersAny(responses, keys)) continue
+      const pending = questions.find((q) => q.id === ask.r && q.sessionID === sessionId)
+      if (!pending || pending.questions.length !== ask.c) throw notPending()
+      const reply = readQuestionReply(questionItems(pending, redactor.text), responses, n)
+      if (reply) plans.push({ requestId: ask.r, reply })
+    } else {
+      if (!answersAny(responses, [permissionKey(n)])) continue
+      const pending = permissions.find((p) => p.id === ask.r && p.sessionID === sessionId)
+      if (!pending) throw notPending()
+      const reply = readPermissionReply(responses, n)
+      if (!reply) continue
+      // The same checks as gateway.interaction.respond: the policy, and this ask's own decisions.
+      assertDecisionAllowed(principal.policy, reply.decision, pending.permission)
+      plans.push({ requestId: ask.r, reply })
+    }
+  }
+  // Everything is screened before anything reaches the runtime: one blocked answer sends none.
+  const record = worstOf(screened)
+  for (const { reply } of plans) {
+    if (reply.kind === 'answer') {
+      const parts = reply.answers.flat()
+      await screenOrThrow(ctx.screening, { kind: 'answer', text: parts.join('\n'), parts, principal }, record)
+    } else if (reply.kind === 'permission' && reply.message !== undefined) {
+      await screenOrThrow(
+        ctx.screening,
+        { kind: 'permission_message', text: reply.message, principal },
+        record,
+      )
+    }
+  }
+  let declined = 0
+  for (const { requestId, reply } of plans) {
+    const outcome =
+      reply.kind === 'answer'
+        ? await runtime.replyQuestion(requestId, reply.answers)
+        : reply.kind === 'reject'
+          ? await runtime.rejectQuestion(requestId)
+          : await runtime.replyPermission(requestId, reply.decision, reply.message)
+    if (outcome === 'absent') throw notPending()
+    if (reply.kind === 'reject' || (reply.kind === 'permission' && reply.decision === 'reject')) declined++
+  }
+  return { answered: plans.length - declined, declined }
+}
+
+const SEVERITY: Readonly<Record<ScreeningRecord['outcome'], number>> = {
+  passed: 0,
+  escalated_allowed: 1,
+  unavailable: 2,
+  blocked: 3,
+}
+
+/** Records several screenings of one call as one: the most severe outcome, the time of all. */
+function worstOf(screened: (record: ScreeningRecord) => void): (record: ScreeningRecord) => void {
+  let worst: ScreeningRecord | undefined
+  return (record) => {
+    const ms = (worst?.ms ?? 0) + record.ms
+    worst =
+      !worst || SEVERITY[record.outcome] >= SEVERITY[worst.outcome] ? { ...record, ms } : { ...worst, ms }
+    screened(worst)
+  }
+}
+
+/**
+ * Waits for the job like `waitForJob`, then, when the wait ends on a pending ask and the client
+ * can show forms, answers with the forms of the next round instead of the status. Only waiting
+ * calls (and their retries) get forms: a plain status read stays a status read.
+ */
+export async function waitWithForms(
+  ctx: RoundContext,
+  rounds: CallRounds,
+  session: RuntimeSession,
+  job: JobKey,
+  wait: { waitMs: number; round: number; signal?: AbortSignal; first?: Parameters<typeof waitForJob>[5] },
+): Promise<JobStatus | InputRequiredResult> {
+  const now = ctx.now ?? Date.now
+  const started = now()
+  const status = await waitForJob(ctx, session, job, wait.waitMs, wait.signal, wait.first)
+  if (status.status !== 'input_required' || !rounds.forms || wait.signal?.aborted) return status
+  if ((wait.round === 0 && wait.waitMs <= 0) || wait.round >= MAX_INPUT_ROUNDS) return status
+  const left = Math.max(0, wait.waitMs - (now() - started))
+  return (await formsFor(ctx, rounds, session, job, status, left, wait.round + 1)) ?? status
+}
+
+async function formsFor(
+  ctx: RoundContext,
+  rounds: CallRounds,
+  session: RuntimeSession,
+  job: JobKey,
+  status: JobStatus,
+  waitMs: number,
+  round: number,
+): Promise<InputRequiredResult | undefined> {
+  const inputRequests: Record<string, InputRequest> = {}
+  const asks: RequestState['a'] = []
+  for (const interaction of status.interactions ?? []) {
+    const forms = interaction.kind === 'question' ? interaction.questions.length : 1
+    // Whole asks only: the rest waits for the next round.
+    if (Object.keys(inputRequests).length + forms > MAX_ROUND_ASKS) break
+    const { requestId } = await ctx.owned.interactionOf(interaction.interaction)
+    const n = asks.length + 1
+    if (interaction.kind === 'question') {
+      for (const [j, item] of interaction.questions.entries())
+        inputRequests[questionKey(n, j + 1)] = questionForm(item)
+      asks.push({ k: 'q', r: requestId, c: interaction.questions.length })
+    } else {
+      inputRequests[permissionKey(n)] = permissionForm(interaction)
+      asks.push({ k: 'p', r: requestId })
+    }
+  }
+  if (asks.length === 0) return undefined
+  const requestState = await ctx.owned.sealRequestState({
+    b: rounds.binding,
+    s: session.id,
+    m: job.messageId,
+    t: job.startedAt,
+    w: waitMs,
+    n: round,
+    a: asks,
+  })
+  rounds.note({ asked: Object.keys(inputRequests).length })
+  return inputRequired({ inputRequests, requestState })
+}
