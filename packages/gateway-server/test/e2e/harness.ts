@@ -12,6 +12,18 @@ import { type Credentials, captureLogger, makeCredentials, testSecret } from '..
 
 export type ClientMode = 'auto' | 'legacy' | 'v1'
 
+/** One form an `input_required` round asks a client to show, and the dialog's answer to it. */
+export interface FormAsked {
+  message: string
+  requestedSchema: { properties: Record<string, Record<string, unknown>>; required?: string[] }
+}
+export type FormAnswer =
+  | { action: 'accept'; content?: Record<string, unknown> }
+  | { action: 'decline' | 'cancel' }
+
+/** A 2026-07-28 client that declares form elicitation: it answers forms (`elicit`) or fulfils nothing (`manual`). */
+export type FormsOption = { elicit: (form: FormAsked) => FormAnswer | Promise<FormAnswer> } | { manual: true }
+
 export interface ToolOutcome {
   isError: boolean
   structured: Record<string, unknown>
@@ -19,6 +31,8 @@ export interface ToolOutcome {
 }
 
 export interface McpSession {
+  /** The underlying client (a v1 client cast, for v1 sessions). */
+  readonly client: Client
   call(name: string, args?: Record<string, unknown>): Promise<ToolOutcome>
   listTools(): Promise<string[]>
   listPrompts(): Promise<string[]>
@@ -40,7 +54,7 @@ export interface E2E {
   bodies: string[]
   /** The gateway's structured log so far (JSON lines). */
   logs: () => string
-  connect(key: string, mode?: ClientMode): Promise<McpSession>
+  connect(key: string, mode?: ClientMode, forms?: FormsOption): Promise<McpSession>
   extraGateway(options: Partial<GatewayOptions>): Promise<{ url: string; close(): Promise<void> }>
   stop(): Promise<void>
 }
@@ -81,7 +95,12 @@ export async function startE2E(options: { runtime?: StackRuntimeOptions } = {}):
     return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers })
   }
 
-  async function connect(key: string, mode: ClientMode = 'auto', url = server.url): Promise<McpSession> {
+  async function connect(
+    key: string,
+    mode: ClientMode = 'auto',
+    url = server.url,
+    forms?: FormsOption,
+  ): Promise<McpSession> {
     const endpoint = new URL(`${url}/mcp`)
     const headers = { Authorization: `Bearer ${key}` }
     if (mode === 'v1') {
@@ -90,7 +109,7 @@ export async function startE2E(options: { runtime?: StackRuntimeOptions } = {}):
       await client.connect(transport)
       return wrap(client as unknown as Client, () => transport.protocolVersion)
     }
-    const client = new Client({ name: `e2e-${mode}`, version: '1.0.0' }, { versionNegotiation: { mode } })
+    const client = formsClient(`e2e-${mode}`, mode, forms)
     const transport = new StreamableHTTPClientTransport(endpoint, {
       requestInit: { headers },
       fetch: recordingFetch,
@@ -108,7 +127,7 @@ export async function startE2E(options: { runtime?: StackRuntimeOptions } = {}):
     secret,
     bodies,
     logs: log.raw,
-    connect: (key, mode) => connect(key, mode),
+    connect: (key, mode, forms) => connect(key, mode, server.url, forms),
     async extraGateway(options) {
       const g = createGateway({ ...base, ...options })
       const s = await g.listen({ port: 0 })
@@ -125,9 +144,33 @@ export async function startE2E(options: { runtime?: StackRuntimeOptions } = {}):
   }
 }
 
+/** A v2 client in `mode`, declaring form elicitation when `forms` is given. */
+function formsClient(name: string, mode: 'auto' | 'legacy', forms?: FormsOption): Client {
+  const client = new Client(
+    { name, version: '1.0.0' },
+    {
+      versionNegotiation: { mode },
+      ...(forms && { capabilities: { elicitation: { form: {} } } }),
+      ...(forms && 'manual' in forms && { inputRequired: { autoFulfill: false } }),
+    },
+  )
+  if (forms)
+    client.setRequestHandler('elicitation/create', async (request) =>
+      'elicit' in forms
+        ? ((await forms.elicit(request.params as unknown as FormAsked)) as never)
+        : { action: 'cancel' },
+    )
+  return client
+}
+
 /** Connects a client to another gateway URL of the same suite. */
-export async function connectTo(e2e: E2E, url: string, key: string): Promise<McpSession> {
-  const client = new Client({ name: 'e2e-extra', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+export async function connectTo(
+  e2e: E2E,
+  url: string,
+  key: string,
+  forms?: FormsOption,
+): Promise<McpSession> {
+  const client = formsClient('e2e-extra', 'auto', forms)
   const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${key}` } },
   })
@@ -138,6 +181,7 @@ export async function connectTo(e2e: E2E, url: string, key: string): Promise<Mcp
 
 function wrap(client: Client, version: () => string | undefined): McpSession {
   return {
+    client,
     async call(name, args = {}) {
       const result = (await client.callTool({ name, arguments: args })) as {
         isError?: boolean
