@@ -36,10 +36,10 @@ const invalid = (message: string): GatewayError => new GatewayError('invalid_inp
 
 type FormSchema = Parameters<typeof inputRequired.elicit>[0]['requestedSchema']
 
-/** The options of an item, each label once (the first description wins). */
+/** The options of an item that can be chosen: each label once (the first description wins), none empty. */
 function options(item: QuestionItem): QuestionItem['options'] {
   const seen = new Set<string>()
-  return item.options.filter((o) => !seen.has(o.label) && seen.add(o.label))
+  return item.options.filter((o) => o.label !== '' && !seen.has(o.label) && seen.add(o.label))
 }
 
 /**
@@ -57,7 +57,14 @@ export function questionForm(item: QuestionItem): InputRequest {
   if (choices.length > 0) {
     properties.answer =
       item.multiple === true
-        ? { type: 'array', title, items: { anyOf: choices }, maxItems: choices.length }
+        ? {
+            type: 'array',
+            title,
+            items: { anyOf: choices },
+            // Without a typed answer, at least one option is the answer.
+            ...(item.custom === false && { minItems: 1 }),
+            maxItems: choices.length,
+          }
         : { type: 'string', title, oneOf: choices }
   }
   const typed = item.custom !== false
@@ -151,12 +158,9 @@ function itemAnswer(item: QuestionItem, content: Record<string, unknown>, key: s
   const custom = typedText(content.custom, MAX_ANSWER_LENGTH, key)
   if (custom !== undefined && item.custom === false)
     throw invalid(`The question of ${key} does not take a typed answer.`)
-  const answers =
-    item.multiple === true
-      ? [...chosen, ...(custom === undefined ? [] : [custom])]
-      : custom
-        ? [custom]
-        : chosen
+  // A typed answer that repeats a chosen option is that option once.
+  const extra = custom === undefined || chosen.includes(custom) ? [] : [custom]
+  const answers = item.multiple === true ? [...chosen, ...extra] : custom ? [custom] : chosen
   return answers.length > 0 ? answers : undefined
 }
 

@@ -195,6 +195,7 @@ describe('questions as forms', () => {
                 { const: 'b.ts', title: 'b.ts: the other one' },
               ],
             },
+            minItems: 1,
             maxItems: 2,
           },
         },
