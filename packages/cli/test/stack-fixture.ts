@@ -1,7 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { FAKE_MODEL_ID, FAKE_MODERATION_MODEL_ID, FAKE_PROVIDER_ID } from '@sallyport/testkit'
+import {
+  FAKE_MODEL_ID,
+  FAKE_MODERATION_MODEL_ID,
+  FAKE_PROVIDER_ID,
+  freePort,
+  type ModelServer,
+  waitFor,
+} from '@sallyport/testkit'
+import { expect } from 'vitest'
+import { type LiveCli, runCli, startCli, tempDir } from './cli-process.ts'
 
 /** Points the stack's user preferences at the scripted model (what an operator does for a real provider). */
 export function useScriptedModel(dir: string, baseURL: string): void {
@@ -64,16 +73,65 @@ export function logLines(stdout: string): LogLine[] {
     .map((line) => JSON.parse(line) as LogLine)
 }
 
-/** A v2 MCP client with a bearer key. */
-export async function mcpClient(url: string, key: string): Promise<Client> {
+/**
+ * A v2 MCP client with a bearer key. `manual`: it declares form elicitation (MCP 2026-07-28
+ * rounds) but fulfils nothing, so a call opting in with `allowInputRequired` gets the round back.
+ */
+export async function mcpClient(
+  url: string,
+  key: string,
+  options: { manual?: boolean } = {},
+): Promise<Client> {
   const client = new Client(
     { name: 'sallyport-cli-e2e', version: '1.0.0' },
-    { versionNegotiation: { mode: 'auto' } },
+    {
+      versionNegotiation: { mode: 'auto' },
+      ...(options.manual && {
+        capabilities: { elicitation: { form: {} } },
+        inputRequired: { autoFulfill: false },
+      }),
+    },
   )
+  if (options.manual) client.setRequestHandler('elicitation/create', async () => ({ action: 'cancel' }))
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { Authorization: `Bearer ${key}` } },
     }),
   )
   return client
+}
+
+/** Cleanups a test file runs in reverse order after its tests. */
+export type Stops = Array<() => Promise<void> | void>
+
+/** A fresh stack on free ports whose assistant and moderator use the scripted model. */
+export async function newScriptedStack(model: ModelServer, stops: Stops): Promise<string> {
+  const temp = tempDir()
+  stops.push(temp.remove)
+  const dir = join(temp.path, 'stack')
+  expect((await runCli(['init', '--dir', dir])).code).toBe(0)
+  const [gatewayPort, moderatorPort] = [await freePort(), await freePort()]
+  editConfig(dir, (c) => {
+    c.gateway.port = gatewayPort
+    c.moderator.port = moderatorPort
+    c.moderator.model = `${FAKE_PROVIDER_ID}/${FAKE_MODERATION_MODEL_ID}`
+  })
+  useScriptedModel(dir, model.baseURL)
+  return dir
+}
+
+/** `sallyport up` of the stack (killed at the end), once it logged `ready`. */
+export async function upScriptedStack(dir: string, stops: Stops): Promise<{ cli: LiveCli; ready: LogLine }> {
+  const cli = startCli(['up', '--dir', dir, '--stop-grace-ms', '3000'])
+  stops.push(() => {
+    if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
+  })
+  const ready = await waitFor(
+    () => {
+      if (cli.child.exitCode !== null) throw new Error(`up exited early: ${cli.stderr()}`)
+      return logLines(cli.stdout()).find((line) => line.event === 'ready')
+    },
+    { timeoutMs: 90_000 },
+  )
+  return { cli, ready }
 }

@@ -1,17 +1,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import {
-  FAKE_MODERATION_MODEL_ID,
-  FAKE_PROVIDER_ID,
-  freePort,
-  type ModelServer,
-  startModelServer,
-  step,
-  waitFor,
-} from '@sallyport/testkit'
+import { type ModelServer, startModelServer, step, waitFor } from '@sallyport/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { alive, type LiveCli, runCli, startCli, tempDir } from './cli-process.ts'
-import { editConfig, type LogLine, logLines, mcpClient, useScriptedModel } from './stack-fixture.ts'
+import { alive, type LiveCli, runCli } from './cli-process.ts'
+import { type LogLine, logLines, mcpClient, newScriptedStack, upScriptedStack } from './stack-fixture.ts'
 
 // End to end through the BUILT CLI and the real runtime of `sallyport up`: the scheduler process
 // runs tasks through the native server with the `scheduled` profile; `task …` is the mutation
@@ -30,36 +22,9 @@ afterAll(async () => {
 })
 
 /** A fresh stack on free ports whose assistant and moderator use the scripted model. */
-async function scriptedStack(): Promise<string> {
-  const temp = tempDir()
-  stops.push(temp.remove)
-  const dir = join(temp.path, 'stack')
-  expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-  const [gatewayPort, moderatorPort] = [await freePort(), await freePort()]
-  editConfig(dir, (c) => {
-    c.gateway.port = gatewayPort
-    c.moderator.port = moderatorPort
-    c.moderator.model = `${FAKE_PROVIDER_ID}/${FAKE_MODERATION_MODEL_ID}`
-  })
-  useScriptedModel(dir, model.baseURL)
-  return dir
-}
-
+const scriptedStack = (): Promise<string> => newScriptedStack(model, stops)
 /** `sallyport up` of the stack, once it logged `ready`. */
-async function upStack(dir: string): Promise<{ cli: LiveCli; ready: LogLine }> {
-  const cli = startCli(['up', '--dir', dir, '--stop-grace-ms', '3000'])
-  stops.push(() => {
-    if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
-  })
-  const ready = await waitFor(
-    () => {
-      if (cli.child.exitCode !== null) throw new Error(`up exited early: ${cli.stderr()}`)
-      return logLines(cli.stdout()).find((line) => line.event === 'ready')
-    },
-    { timeoutMs: 90_000 },
-  )
-  return { cli, ready }
-}
+const upStack = (dir: string): Promise<{ cli: LiveCli; ready: LogLine }> => upScriptedStack(dir, stops)
 
 interface History {
   runs: { at: string; trigger: string; outcome: string; output?: string; error?: string }[]
