@@ -23,6 +23,12 @@ export interface LogLine {
   tool?: string
   username?: string
   requestId?: string
+  outcome?: string
+  /** Multi round-trip requests (2026-07-28): the round of this retry, forms asked / answered / declined. */
+  inputRound?: number
+  inputAsked?: number
+  inputAnswered?: number
+  inputDeclined?: number
 }
 
 export interface PeerGateway {
