@@ -36,7 +36,7 @@ export interface ServerFactoryOptions {
 type AnyToolDefinition = ToolDefinition<any, any>
 
 const INSTRUCTIONS =
-  'sallyport runs a coding agent for you. Start with gateway.agent.run, follow the job with gateway.job.get (waitMs waits), answer questions and permission requests with gateway.interaction.respond, and read results with gateway.session.get. Handles are opaque: pass them back exactly as received.'
+  'sallyport runs a coding agent for you. Start with gateway.agent.run, follow the job with gateway.job.get (waitMs waits), answer questions and permission requests with gateway.interaction.respond (or in the form dialogs a waiting call shows, if your client supports MCP 2026-07-28 elicitation), and read results with gateway.session.get. Handles are opaque: pass them back exactly as received.'
 
 /**
  * The per-request MCP server factory. The tools, resources and prompts registered are exactly

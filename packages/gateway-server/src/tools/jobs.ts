@@ -30,7 +30,7 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
   return {
     title: 'Run the agent',
     description:
-      'Send a message to the coding agent in a new session or a session you own (session handle). The agent runs asynchronously; waitMs (0-30000) waits for it to finish or to need input. Returns the session and job handles and the job status (running, input_required, completed, failed or cancelled).',
+      "Send a message to the coding agent in a new session or a session you own (session handle). The agent runs asynchronously; waitMs (0-30000) waits for it to finish or to need input. Returns the session and job handles and the job status (running, input_required, completed, failed or cancelled). Clients that show MCP 2026-07-28 form dialogs get the agent's questions and permission requests as forms during the wait instead of input_required.",
     input: AgentRunInput,
     output: JobStatus,
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -135,7 +135,7 @@ export function jobGetTool(ctx: RoundContext): ToolDefinition<typeof JobGetInput
   return {
     title: 'Get a job',
     description:
-      'Get the status of a job (from gateway.agent.run), optionally waiting up to waitMs (0-30000) for it to finish or need input.',
+      'Get the status of a job (from gateway.agent.run), optionally waiting up to waitMs (0-30000) for it to finish or need input (with form dialogs, as in gateway.agent.run).',
     input: JobGetInput,
     output: JobStatus,
     hints: READ_ONLY_HINTS,
