@@ -1,13 +1,14 @@
 import type { Client } from '@modelcontextprotocol/client'
-import { freePort, type ModelServer, startModelServer, waitFor } from '@sallyport/testkit'
+import { freePort, type ModelServer, startModelServer, step, waitFor } from '@sallyport/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type LiveCli, runCli, startCli } from './cli-process.ts'
+import { type LiveCli, runCli } from './cli-process.ts'
 import {
   type LogLine,
   logLines,
   mcpClient,
   newScriptedStack,
   type Stops,
+  startReady,
   upScriptedStack,
 } from './stack-fixture.ts'
 
@@ -29,17 +30,7 @@ afterAll(async () => {
 /** `sallyport serve` on the stack directory, on its own port, once it logged `ready`. */
 async function serveStack(dir: string): Promise<{ cli: LiveCli; mcpUrl: string }> {
   const port = await freePort()
-  const cli = startCli(['serve', '--dir', dir, '--port', String(port)])
-  stops.push(() => {
-    if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
-  })
-  const ready = await waitFor(
-    () => {
-      if (cli.child.exitCode !== null) throw new Error(`serve exited early: ${cli.stderr()}`)
-      return logLines(cli.stdout()).find((line) => line.event === 'ready')
-    },
-    { timeoutMs: 30_000 },
-  )
+  const { cli, ready } = await startReady(['serve', '--dir', dir, '--port', String(port)], stops, 30_000)
   return { cli, mcpUrl: String(ready.mcpUrl) }
 }
 
@@ -70,23 +61,14 @@ describe('input_required rounds across gateway processes (built CLI, real runtim
     })
 
     const marker = model.script([
-      {
-        toolCall: {
-          name: 'question',
-          input: {
-            questions: [
-              {
-                question: 'Deploy where?',
-                header: 'Target',
-                options: [
-                  { label: 'staging', description: 'safe' },
-                  { label: 'prod', description: 'live' },
-                ],
-              },
-            ],
-          },
-        },
-      },
+      step.question({
+        question: 'Deploy where?',
+        header: 'Target',
+        options: [
+          { label: 'staging', description: 'safe' },
+          { label: 'prod', description: 'live' },
+        ],
+      }),
       (req) => ({ text: `target: ${/staging|prod/.exec(req.toolResults.join(' '))?.[0] ?? 'none'}` }),
     ])
     const args = { message: `deploy ${marker}`, waitMs: 25_000 }

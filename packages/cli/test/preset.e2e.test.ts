@@ -1,16 +1,9 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import {
-  FAKE_MODERATION_MODEL_ID,
-  FAKE_PROVIDER_ID,
-  freePort,
-  type ModelServer,
-  startModelServer,
-  waitFor,
-} from '@sallyport/testkit'
+import { FAKE_PROVIDER_ID, type ModelServer, startModelServer, waitFor } from '@sallyport/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli, startCli, tempDir } from './cli-process.ts'
-import { editConfig, logLines, mcpClient, useScriptedModel } from './stack-fixture.ts'
+import { runCli } from './cli-process.ts'
+import { mcpClient, newScriptedStack, type Stops, upScriptedStack } from './stack-fixture.ts'
 
 // End to end through the BUILT CLI and the real runtime of `sallyport up`: the scripted model
 // server plays a custom OpenAI-compatible server that a preset points at. save → use → a real
@@ -19,7 +12,7 @@ import { editConfig, logLines, mcpClient, useScriptedModel } from './stack-fixtu
 // another model is reported, not bypassed.
 
 let model: ModelServer
-const stops: Array<() => Promise<void> | void> = []
+const stops: Stops = []
 beforeAll(async () => {
   model = await startModelServer()
 })
@@ -43,17 +36,7 @@ async function effectiveConfig(dir: string): Promise<Record<string, unknown>> {
 
 describe('sallyport preset (built CLI, real runtime)', () => {
   it('save, use, a real run on the preset, disable and signout; comments kept; the policy file respected', async () => {
-    const temp = tempDir()
-    stops.push(temp.remove)
-    const dir = join(temp.path, 'stack')
-    expect((await runCli(['init', '--dir', dir])).code).toBe(0)
-    const [gatewayPort, moderatorPort] = [await freePort(), await freePort()]
-    editConfig(dir, (c) => {
-      c.gateway.port = gatewayPort
-      c.moderator.port = moderatorPort
-      c.moderator.model = `${FAKE_PROVIDER_ID}/${FAKE_MODERATION_MODEL_ID}`
-    })
-    useScriptedModel(dir, model.baseURL)
+    const dir = await newScriptedStack(model, stops)
     // The preferences as opencode.jsonc, full of comments (the runtime keeps them only there).
     const json = join(dir, 'config/assistant/opencode.json')
     const jsonc = join(dir, 'config/assistant/opencode.jsonc')
@@ -66,17 +49,7 @@ describe('sallyport preset (built CLI, real runtime)', () => {
     rmSync(json)
     expect(() => JSON.parse(readFileSync(jsonc, 'utf8'))).toThrow() // it really has comments
 
-    const cli = startCli(['up', '--dir', dir, '--stop-grace-ms', '3000'])
-    stops.push(() => {
-      if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
-    })
-    const ready = await waitFor(
-      () => {
-        if (cli.child.exitCode !== null) throw new Error(`up exited early: ${cli.stderr()}`)
-        return logLines(cli.stdout()).find((line) => line.event === 'ready')
-      },
-      { timeoutMs: 90_000 },
-    )
+    const { cli, ready } = await upScriptedStack(dir, stops)
 
     // save, with the key on standard input only
     const base = model.baseURL
@@ -175,17 +148,7 @@ describe('sallyport preset (built CLI, real runtime)', () => {
     cli.child.kill('SIGTERM')
     await waitFor(() => cli.child.exitCode !== null || cli.child.signalCode !== null, { timeoutMs: 30_000 })
     writeFileSync(policy, JSON.stringify({ ...JSON.parse(original), model: `${FAKE_PROVIDER_ID}/fake-1` }))
-    const restarted = startCli(['up', '--dir', dir, '--stop-grace-ms', '3000'])
-    stops.push(() => {
-      if (restarted.child.exitCode === null) restarted.child.kill('SIGKILL')
-    })
-    await waitFor(
-      () => {
-        if (restarted.child.exitCode !== null) throw new Error(`up exited early: ${restarted.stderr()}`)
-        return logLines(restarted.stdout()).find((line) => line.event === 'ready')
-      },
-      { timeoutMs: 90_000 },
-    )
+    const { cli: restarted } = await upScriptedStack(dir, stops)
     expect(readFileSync(jsonc, 'utf8')).toContain('"model": "custom/custom-model"')
     expect((await effectiveConfig(dir)).model).toBe(`${FAKE_PROVIDER_ID}/fake-1`)
     restarted.child.kill('SIGTERM')

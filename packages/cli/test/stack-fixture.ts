@@ -122,16 +122,25 @@ export async function newScriptedStack(model: ModelServer, stops: Stops): Promis
 
 /** `sallyport up` of the stack (killed at the end), once it logged `ready`. */
 export async function upScriptedStack(dir: string, stops: Stops): Promise<{ cli: LiveCli; ready: LogLine }> {
-  const cli = startCli(['up', '--dir', dir, '--stop-grace-ms', '3000'])
+  return startReady(['up', '--dir', dir, '--stop-grace-ms', '3000'], stops, 90_000)
+}
+
+/** Starts a long-running CLI command (killed at the end) and waits for its `ready` log line. */
+export async function startReady(
+  args: string[],
+  stops: Stops,
+  timeoutMs: number,
+): Promise<{ cli: LiveCli; ready: LogLine }> {
+  const cli = startCli(args)
   stops.push(() => {
     if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
   })
   const ready = await waitFor(
     () => {
-      if (cli.child.exitCode !== null) throw new Error(`up exited early: ${cli.stderr()}`)
+      if (cli.child.exitCode !== null) throw new Error(`${args[0]} exited early: ${cli.stderr()}`)
       return logLines(cli.stdout()).find((line) => line.event === 'ready')
     },
-    { timeoutMs: 90_000 },
+    { timeoutMs },
   )
   return { cli, ready }
 }

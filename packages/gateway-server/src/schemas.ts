@@ -9,6 +9,10 @@ import { z } from 'zod'
 // Tool input and output schemas. Bounds are the spec's Limits table and DESIGN.md's tool surface.
 
 const handle = z.string().min(1).max(4096)
+
+/** Longest answer string of a question reply, and longest note sent with a permission decision. */
+export const MAX_ANSWER_LENGTH = 2000
+export const MAX_NOTE_LENGTH = 1000
 const waitMs = z.number().int().min(0).max(30_000)
 
 export const AgentRunInput = z
@@ -80,14 +84,14 @@ export const InteractionRespondInput = z
       .optional()
       .describe('For a permission: once, always (full only) or reject.'),
     answers: z
-      .array(z.array(z.string().min(1).max(2000)).max(20))
+      .array(z.array(z.string().min(1).max(MAX_ANSWER_LENGTH)).max(20))
       .max(20)
       .optional()
       .describe('For a question: one array of chosen labels (or custom text) per question.'),
     message: z
       .string()
       .min(1)
-      .max(1000)
+      .max(MAX_NOTE_LENGTH)
       .optional()
       .describe('Optional note sent with a permission decision.'),
   })

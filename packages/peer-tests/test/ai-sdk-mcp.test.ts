@@ -7,6 +7,7 @@ import {
   type MCPClient,
   type MCPClientCapabilities,
 } from '@ai-sdk/mcp'
+import { step } from '@sallyport/testkit'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type LogLine, type PeerGateway, startPeerGateway } from './harness.ts'
 
@@ -59,23 +60,14 @@ const FORMS = { elicitation: { form: {} } } satisfies MCPClientCapabilities
 /** A scripted turn: the runtime's `question` tool asks "Which colour?", then the model says what it got. */
 function colourQuestion(): string {
   return gw.stack.model.script([
-    {
-      toolCall: {
-        name: 'question',
-        input: {
-          questions: [
-            {
-              question: 'Which colour?',
-              header: 'Colour',
-              options: [
-                { label: 'Blue', description: 'cool' },
-                { label: 'Red', description: 'warm' },
-              ],
-            },
-          ],
-        },
-      },
-    },
+    step.question({
+      question: 'Which colour?',
+      header: 'Colour',
+      options: [
+        { label: 'Blue', description: 'cool' },
+        { label: 'Red', description: 'warm' },
+      ],
+    }),
     (req) => ({ text: `answer was ${req.toolResults.join(' ').includes('Blue') ? 'Blue' : 'other'}` }),
   ])
 }

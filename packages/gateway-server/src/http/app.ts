@@ -3,7 +3,13 @@ import { toolsFor } from '@sallyport/policy'
 import { type BodyFailure, httpRefusal, jsonResponse as json, rateLimitedResponse } from '../error-mapping.js'
 import type { Logger } from '../logger.js'
 import type { KeyResolverLike, Principal } from '../principal.js'
-import { type AuditBook, auditBook, type OperationRecord, settleFromResponse } from './audit.js'
+import {
+  type AuditBook,
+  auditBook,
+  type OperationRecord,
+  operationFields,
+  settleFromResponse,
+} from './audit.js'
 import { authenticate } from './authenticate.js'
 import { applyCorsHeaders, checkOrigin, preflightResponse } from './cors.js'
 import type { CredentialLimiter } from './limits.js'
@@ -220,21 +226,7 @@ export function createApp(options: AppOptions): GatewayApp {
           username: principal.username,
           auth: auth.method,
           httpMethod: head.method,
-          rpcMethod: op.rpcMethod,
-          tool: op.tool,
-          outcome: op.outcome,
-          errorCode: op.errorCode,
-          ...(op.screening && {
-            screening: op.screening.outcome,
-            screeningMs: op.screening.ms,
-            ...(op.screening.category !== undefined && { screeningCategory: op.screening.category }),
-          }),
-          ...(op.round && {
-            inputRound: op.round.round,
-            ...(op.round.asked !== undefined && { inputAsked: op.round.asked }),
-            ...(op.round.answered !== undefined && { inputAnswered: op.round.answered }),
-            ...(op.round.declined !== undefined && { inputDeclined: op.round.declined }),
-          }),
+          ...operationFields(op),
           status,
           durationMs,
           ...(batch > 1 && { batch }),

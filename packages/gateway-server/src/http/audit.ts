@@ -30,6 +30,27 @@ export interface OperationRecord {
   round?: RoundNote
 }
 
+/** What an audit line says of one operation (never a handle, an id, a key or client text). */
+export function operationFields(op: OperationRecord): Record<string, unknown> {
+  return {
+    rpcMethod: op.rpcMethod,
+    tool: op.tool,
+    outcome: op.outcome,
+    errorCode: op.errorCode,
+    ...(op.screening && {
+      screening: op.screening.outcome,
+      screeningMs: op.screening.ms,
+      ...(op.screening.category !== undefined && { screeningCategory: op.screening.category }),
+    }),
+    ...(op.round && {
+      inputRound: op.round.round,
+      ...(op.round.asked !== undefined && { inputAsked: op.round.asked }),
+      ...(op.round.answered !== undefined && { inputAnswered: op.round.answered }),
+      ...(op.round.declined !== undefined && { inputDeclined: op.round.declined }),
+    }),
+  }
+}
+
 const KNOWN_NAMES: ReadonlySet<string> = new Set([
   ...TOOLS.map((t) => t.name),
   ...RESOURCE_TEMPLATES.map((r) => r.name),

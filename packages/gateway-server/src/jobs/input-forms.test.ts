@@ -1,87 +1,22 @@
 import { describe, expect, it } from 'vitest'
-import { GatewayError } from '../errors.js'
-import type { Interaction } from '../schemas.js'
 import {
   answersAny,
   MAX_ANSWER_LENGTH,
-  MAX_NOTE_LENGTH,
-  permissionForm,
   permissionKey,
   questionForm,
   questionKey,
-  readPermissionReply,
   readQuestionReply,
 } from './input-forms.js'
-import type { QuestionItem } from './job-status.js'
-
-type PermissionView = Extract<Interaction, { kind: 'permission' }>
-
-const item = (over: Partial<QuestionItem> = {}): QuestionItem => ({
-  header: 'Colour',
-  question: 'Which colour?',
-  options: [
-    { label: 'Blue', description: 'The sky' },
-    { label: 'Red', description: 'The fire' },
-  ],
-  ...over,
-})
-const multi = (over: Partial<QuestionItem> = {}): QuestionItem =>
-  item({
-    header: 'Files',
-    question: 'Which files?',
-    multiple: true,
-    options: [
-      { label: 'a.ts', description: '' },
-      { label: 'b.ts', description: 'the other one' },
-      { label: 'c.ts', description: '' },
-    ],
-    ...over,
-  })
-const permission = (over: Partial<PermissionView> = {}): PermissionView => ({
-  kind: 'permission',
-  interaction: 'i1',
-  permission: 'bash',
-  patterns: ['rm -rf build'],
-  allowedDecisions: ['once', 'always', 'reject'],
-  alwaysPatterns: ['rm *'],
-  ...over,
-})
-
-/** The params of an elicitation form request (checks that it is one). */
-const formOf = (request: ReturnType<typeof questionForm>) => {
-  expect(request.method).toBe('elicitation/create')
-  const params = request.params as {
-    mode: string
-    message: string
-    requestedSchema: {
-      type: string
-      properties: Record<string, Record<string, unknown>>
-      required?: string[]
-    }
-  }
-  expect(params.mode).toBe('form')
-  return params
-}
-const schemaOf = (request: ReturnType<typeof questionForm>) => formOf(request).requestedSchema
-
-const accept = (content?: unknown) => ({ action: 'accept', ...(content !== undefined && { content }) })
-/** Replies to ask 1, one accepted form per item content given. */
-const replies = (...contents: unknown[]): Record<string, unknown> =>
-  Object.fromEntries(contents.map((c, j) => [questionKey(1, j + 1), accept(c)]))
-const readOne = (q: QuestionItem, content: unknown) => readQuestionReply([q], replies(content), 1)
-
-/** The error `fn` throws, checked to be a gateway `invalid_input`. */
-const refusal = (fn: () => unknown): GatewayError => {
-  let thrown: unknown
-  try {
-    fn()
-  } catch (error) {
-    thrown = error
-  }
-  expect(GatewayError.isInstance(thrown)).toBe(true)
-  expect((thrown as GatewayError).code).toBe('invalid_input')
-  return thrown as GatewayError
-}
+import {
+  accept,
+  formOf,
+  item,
+  multi,
+  readOne,
+  refusal,
+  replies,
+  schemaOf,
+} from './input-forms.test-helpers.js'
 
 describe('questionKey and permissionKey', () => {
   it('name the form of an item of an ask, and of a permission ask, both from 1', () => {
@@ -275,101 +210,6 @@ describe('questionForm', () => {
   })
 })
 
-describe('permissionForm', () => {
-  const decision = (view: PermissionView) => schemaOf(permissionForm(view)).properties.decision
-
-  it('offers once, always and reject, naming what always approves', () => {
-    expect(permissionForm(permission())).toEqual({
-      method: 'elicitation/create',
-      params: {
-        mode: 'form',
-        message:
-          'The agent asks for permission (bash: rm -rf build). "Approve always" approves rm * for the whole workspace until the runtime restarts.',
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            decision: {
-              type: 'string',
-              title: 'Decision',
-              oneOf: [
-                { const: 'once', title: 'Approve once' },
-                { const: 'always', title: 'Approve always' },
-                { const: 'reject', title: 'Reject' },
-              ],
-            },
-            message: { type: 'string', title: 'Note to the agent (optional)', maxLength: MAX_NOTE_LENGTH },
-          },
-          required: ['decision'],
-        },
-      },
-    })
-  })
-
-  it('names every always pattern, and falls back to "these patterns" without any', () => {
-    expect(formOf(permissionForm(permission({ alwaysPatterns: ['rm *', 'git *'] }))).message).toContain(
-      '"Approve always" approves rm *, git * for the whole workspace',
-    )
-    for (const alwaysPatterns of [[], undefined]) {
-      const view = permission()
-      if (alwaysPatterns === undefined) delete view.alwaysPatterns
-      else view.alwaysPatterns = alwaysPatterns
-      expect(formOf(permissionForm(view)).message).toBe(
-        'The agent asks for permission (bash: rm -rf build). "Approve always" approves these patterns for the whole workspace until the runtime restarts.',
-      )
-    }
-  })
-
-  it('names every pattern asked, and the permission alone without patterns', () => {
-    expect(formOf(permissionForm(permission({ patterns: ['a', 'b c'] }))).message).toMatch(
-      /^The agent asks for permission \(bash: a, b c\)\. /,
-    )
-    expect(formOf(permissionForm(permission({ patterns: [] }))).message).toMatch(
-      /^The agent asks for permission \(bash\)\. /,
-    )
-  })
-
-  it('offers the rejection only, chosen by default, saying the credential cannot approve', () => {
-    const view = permission({ allowedDecisions: ['reject'] })
-    delete view.alwaysPatterns
-    expect(formOf(permissionForm(view)).message).toBe(
-      'The agent asks for permission (bash: rm -rf build). This credential cannot approve it; rejecting lets the agent go on without it.',
-    )
-    expect(decision(view)).toEqual({
-      type: 'string',
-      title: 'Decision',
-      oneOf: [{ const: 'reject', title: 'Reject' }],
-      default: 'reject',
-    })
-  })
-
-  it('does not mention always when it is not offered, even with always patterns', () => {
-    const view = permission({ permission: 'webfetch', patterns: [], allowedDecisions: ['once', 'reject'] })
-    expect(formOf(permissionForm(view)).message).toBe('The agent asks for permission (webfetch).')
-    expect(decision(view)).toEqual({
-      type: 'string',
-      title: 'Decision',
-      oneOf: [
-        { const: 'once', title: 'Approve once' },
-        { const: 'reject', title: 'Reject' },
-      ],
-    })
-  })
-
-  it('sets no default with more than one decision', () => {
-    expect(decision(permission())).not.toHaveProperty('default')
-  })
-
-  it('always offers an optional note and requires the decision only', () => {
-    const schema = schemaOf(permissionForm(permission({ allowedDecisions: ['reject'] })))
-    expect(schema.properties.message).toEqual({
-      type: 'string',
-      title: 'Note to the agent (optional)',
-      maxLength: MAX_NOTE_LENGTH,
-    })
-    expect(schema.required).toEqual(['decision'])
-  })
-})
-
 describe('readQuestionReply', () => {
   describe('answers', () => {
     it('reads a chosen option as its label', () => {
@@ -484,9 +324,13 @@ describe('readQuestionReply', () => {
 
   describe('rejection', () => {
     it.each(['decline', 'cancel'])('rejects the question when a form is %sd', (action) => {
-      expect(readQuestionReply([item()], { 'q1.1': { action } }, 1)).toEqual({ kind: 'reject' })
+      expect(readQuestionReply([item()], { 'q1.1': { action } }, 1)).toEqual({
+        kind: 'reject',
+        declined: true,
+      })
       expect(readQuestionReply([item()], { 'q1.1': { action, content: { answer: 'Blue' } } }, 1)).toEqual({
         kind: 'reject',
+        declined: true,
       })
     })
 
@@ -502,16 +346,19 @@ describe('readQuestionReply', () => {
           },
           1,
         ),
-      ).toEqual({ kind: 'reject' })
+      ).toEqual({ kind: 'reject', declined: true })
       // Also beside a missing item, or beside content that would be refused.
-      expect(readQuestionReply(items, { 'q1.3': { action: 'decline' } }, 1)).toEqual({ kind: 'reject' })
+      expect(readQuestionReply(items, { 'q1.3': { action: 'decline' } }, 1)).toEqual({
+        kind: 'reject',
+        declined: true,
+      })
       expect(
         readQuestionReply(
           items,
           { 'q1.1': accept({ answer: 'Purple' }), 'q1.2': { action: 'decline' }, 'q1.3': accept({}) },
           1,
         ),
-      ).toEqual({ kind: 'reject' })
+      ).toEqual({ kind: 'reject', declined: true })
     })
   })
 
@@ -653,90 +500,5 @@ describe('readQuestionReply', () => {
     it('refuses bad content in any item', () => {
       refusal(() => readQuestionReply([item(), item()], replies({ answer: 'Blue' }, { answer: 'Purple' }), 1))
     })
-  })
-})
-
-describe('readPermissionReply', () => {
-  const read = (entry: unknown, ask = 1) => readPermissionReply({ [permissionKey(ask)]: entry }, ask)
-
-  it('is undefined without a form of the ask', () => {
-    expect(readPermissionReply({}, 1)).toBeUndefined()
-    expect(readPermissionReply({ p2: accept({ decision: 'once' }) }, 1)).toBeUndefined()
-    expect(readPermissionReply({ 'q1.1': accept({ decision: 'once' }) }, 1)).toBeUndefined()
-  })
-
-  it.each([
-    ['null', null],
-    ['a string', 'once'],
-    ['an unknown action', { action: 'approve', content: { decision: 'once' } }],
-  ])('reads an entry that is %s as missing', (_, entry) => {
-    expect(read(entry)).toBeUndefined()
-  })
-
-  it.each(['decline', 'cancel'])('rejects when the form is %sd, without a note', (action) => {
-    expect(read({ action })).toEqual({ kind: 'permission', decision: 'reject' })
-    expect(read({ action, content: { decision: 'once', message: 'ok', other: 1 } })).toEqual({
-      kind: 'permission',
-      decision: 'reject',
-    })
-  })
-
-  it.each(['once', 'always', 'reject'] as const)('reads the decision %s', (decision) => {
-    expect(read(accept({ decision }))).toEqual({ kind: 'permission', decision })
-  })
-
-  it('reads the form of its own ask', () => {
-    const responses = { p1: accept({ decision: 'once' }), p2: accept({ decision: 'reject' }) }
-    expect(readPermissionReply(responses, 2)).toEqual({ kind: 'permission', decision: 'reject' })
-  })
-
-  it('reads the note, trimmed', () => {
-    expect(read(accept({ decision: 'reject', message: '  use the build script \n' }))).toEqual({
-      kind: 'permission',
-      decision: 'reject',
-      message: 'use the build script',
-    })
-    const longest = 'n'.repeat(MAX_NOTE_LENGTH)
-    expect(read(accept({ decision: 'once', message: longest }))).toEqual({
-      kind: 'permission',
-      decision: 'once',
-      message: longest,
-    })
-  })
-
-  it('drops an empty or blank note', () => {
-    for (const message of ['', '   ', '\n\t']) {
-      const reply = read(accept({ decision: 'always', message }))
-      expect(reply).toEqual({ kind: 'permission', decision: 'always' })
-      expect(reply).not.toHaveProperty('message')
-    }
-  })
-
-  it('refuses a note over the longest length, or one that is not text', () => {
-    refusal(() => read(accept({ decision: 'reject', message: 'n'.repeat(MAX_NOTE_LENGTH + 1) })))
-    for (const message of [1, null, true, ['note'], { text: 'note' }])
-      refusal(() => read(accept({ decision: 'reject', message })))
-  })
-
-  it('refuses a form without a valid decision', () => {
-    refusal(() => read(accept({})))
-    refusal(() => read({ action: 'accept' }))
-    refusal(() => read({ action: 'accept', content: 'once' }))
-    refusal(() => read(accept({ message: 'only a note' })))
-    for (const decision of ['', 'Once', 'approve', 'allow', null, 1, ['once'], { once: true }])
-      refusal(() => read(accept({ decision })))
-  })
-
-  it('refuses a field no form of ours has', () => {
-    refusal(() => read(accept({ decision: 'once', note: 'x' })))
-    refusal(() => read(accept({ decision: 'once', answer: 'Blue' })))
-    refusal(() => read(accept({ decision: 'once', message: 'ok', extra: undefined })))
-  })
-
-  it.each([
-    ['a sampling result', { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' }],
-    ['a roots result', { roots: [{ uri: 'file:///' }] }],
-  ])('refuses %s in place of a form result', (_, entry) => {
-    refusal(() => read(entry))
   })
 })

@@ -1,6 +1,6 @@
 import { type InputRequest, inputRequired, inputResponse } from '@modelcontextprotocol/server'
 import { GatewayError } from '../errors.js'
-import type { Interaction } from '../schemas.js'
+import { type Interaction, MAX_ANSWER_LENGTH, MAX_NOTE_LENGTH } from '../schemas.js'
 import type { QuestionItem } from './job-status.js'
 
 // The forms of a multi round-trip round (MCP 2026-07-28 `input_required` with embedded
@@ -11,20 +11,22 @@ import type { QuestionItem } from './job-status.js'
 type PermissionView = Extract<Interaction, { kind: 'permission' }>
 type Decision = PermissionView['allowedDecisions'][number]
 
-/** Longest typed answer and permission note (the bounds of `gateway.interaction.respond`). */
-export const MAX_ANSWER_LENGTH = 2000
-export const MAX_NOTE_LENGTH = 1000
+/** Longest typed answer and permission note: the bounds of `gateway.interaction.respond`. */
+export { MAX_ANSWER_LENGTH, MAX_NOTE_LENGTH }
 
 /** Key of the form for item `item` of the round's ask `ask` (both from 1). */
 export const questionKey = (ask: number, item: number): string => `q${ask}.${item}`
 /** Key of the form for the round's ask `ask` (from 1), a permission request. */
 export const permissionKey = (ask: number): string => `p${ask}`
 
-/** What the answers to one ask came to; `undefined` from a reader: not answered (ask again). */
+/**
+ * What the answers to one ask came to (`declined`: the dialog was declined or cancelled);
+ * `undefined` from a reader: not answered (ask again).
+ */
 export type AskReply =
   | { kind: 'answer'; answers: string[][] }
-  | { kind: 'reject' }
-  | { kind: 'permission'; decision: Decision; message?: string }
+  | { kind: 'reject'; declined: true }
+  | { kind: 'permission'; decision: Decision; message?: string; declined?: true }
 
 const DECISION_TITLES: Readonly<Record<Decision, string>> = {
   once: 'Approve once',
@@ -40,6 +42,11 @@ type FormSchema = Parameters<typeof inputRequired.elicit>[0]['requestedSchema']
 function options(item: QuestionItem): QuestionItem['options'] {
   const seen = new Set<string>()
   return item.options.filter((o) => o.label !== '' && !seen.has(o.label) && seen.add(o.label))
+}
+
+/** True when a form can answer the item: it has an option to choose, or takes a typed answer. */
+export function answerable(item: QuestionItem): boolean {
+  return item.custom !== false || options(item).length > 0
 }
 
 /**
@@ -175,7 +182,7 @@ export function readQuestionReply(
   ask: number,
 ): AskReply | undefined {
   const forms = items.map((_, j) => formAnswer(responses, questionKey(ask, j + 1)))
-  if (forms.includes('declined')) return { kind: 'reject' }
+  if (forms.includes('declined')) return { kind: 'reject', declined: true }
   const answers: string[][] = []
   for (const [j, form] of forms.entries()) {
     if (form === undefined || form === 'declined') return undefined
@@ -188,19 +195,22 @@ export function readQuestionReply(
 
 /**
  * Reads the form of one permission request (ask number `ask`): the decision chosen and the note,
- * or `reject` when the form was declined or cancelled. Whether the decision is allowed is the
- * caller's check (it depends on the policy and on the runtime's permission name).
+ * or `reject` when the form was declined or cancelled, or accepted without a decision where
+ * rejecting is the only one `offered` (a client that does not fill in the form's default). Whether
+ * the decision is allowed is the caller's check (it depends on the policy and on the runtime's
+ * permission name).
  */
 export function readPermissionReply(
   responses: Record<string, unknown>,
   ask: number,
+  offered: readonly Decision[],
 ): Extract<AskReply, { kind: 'permission' }> | undefined {
   const key = permissionKey(ask)
   const form = formAnswer(responses, key)
   if (form === undefined) return undefined
-  if (form === 'declined') return { kind: 'permission', decision: 'reject' }
+  if (form === 'declined') return { kind: 'permission', decision: 'reject', declined: true }
   onlyKeys(form, ['decision', 'message'], key)
-  const decision = form.decision
+  const decision = form.decision ?? (offered.length === 1 && offered[0] === 'reject' ? 'reject' : undefined)
   if (decision !== 'once' && decision !== 'always' && decision !== 'reject')
     throw invalid(`The answer to ${key} needs a decision: once, always or reject.`)
   const message = typedText(form.message, MAX_NOTE_LENGTH, key)

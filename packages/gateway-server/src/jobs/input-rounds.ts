@@ -1,12 +1,13 @@
 import { type InputRequest, type InputRequiredResult, inputRequired } from '@modelcontextprotocol/server'
+import { assertDecisionAllowed, screenAnswers, screenNote } from '../asks.js'
 import { GatewayError } from '../errors.js'
 import type { RuntimeSession } from '../runtime/port.js'
 import type { JobStatus } from '../schemas.js'
-import { type ScreeningHook, type ScreeningRecord, screenOrThrow } from '../screening.js'
+import type { ScreeningHook, ScreeningRecord } from '../screening.js'
 import { MAX_ROUND_ASKS, type RequestState } from '../sessions/owned.js'
-import { assertDecisionAllowed } from '../tools/interaction.js'
 import {
   type AskReply,
+  answerable,
   answersAny,
   permissionForm,
   permissionKey,
@@ -15,7 +16,14 @@ import {
   readPermissionReply,
   readQuestionReply,
 } from './input-forms.js'
-import { type JobContext, type JobKey, questionItems, waitForJob } from './job-status.js'
+import {
+  type JobContext,
+  type JobKey,
+  permissionFields,
+  questionItems,
+  readJobState,
+  waitForJob,
+} from './job-status.js'
 
 // Agent questions and permission requests as the client's own dialogs (MCP 2026-07-28 multi
 // round-trip requests). A wait that reaches a pending ask answers `input_required` with one form
@@ -29,12 +37,19 @@ import { type JobContext, type JobKey, questionItems, waitForJob } from './job-s
 /** Rounds one logical call may take; past them the call answers the plain `input_required` status. */
 export const MAX_INPUT_ROUNDS = 8
 
+/** `_meta` keys of an input_required result: the handles of the job its forms are for. */
+export const ROUND_META_SESSION = 'sallyport/session'
+export const ROUND_META_JOB = 'sallyport/job'
+
 /** One round as the call's audit line records it. */
 export interface RoundNote {
   /** 0 for the first call, n for the retry that carries the state of round n. */
   round: number
+  /** Forms asked by this call's answer. */
   asked?: number
+  /** Asks answered (a choice, a typed answer or a decision, a rejection included). */
   answered?: number
+  /** Asks whose dialog was declined or cancelled (dismissed or rejected). */
   declined?: number
 }
 
@@ -46,6 +61,8 @@ export interface CallRounds {
   readonly state: string | undefined
   /** The answers a retry carries (`inputResponses`): untrusted client input. */
   readonly responses: Record<string, unknown> | undefined
+  /** Keys of answers the SDK dropped as not shaped like any response. */
+  readonly dropped: readonly string[]
   /** Ties a state to this tool and these arguments (a digest of both). */
   readonly binding: string
   /** Merges into the round recorded for the call's audit line. */
@@ -56,10 +73,11 @@ export interface RoundContext extends JobContext {
   screening: ScreeningHook
 }
 
-/** True when the call is a retry of a round (it must not start anything new). */
-export const isRetry = (rounds: CallRounds): boolean =>
+/** True when the call carries a round's `requestState` or answers (it must not start anything new). */
+export const isRetry = (rounds: Pick<CallRounds, 'state' | 'responses'>): boolean =>
   rounds.state !== undefined || rounds.responses !== undefined
 
+const invalid = (message: string): GatewayError => new GatewayError('invalid_input', message)
 const notFound = (): GatewayError => new GatewayError('not_found', 'Not found.')
 const notPending = (): GatewayError =>
   new GatewayError(
@@ -77,22 +95,22 @@ export interface Resumed {
 
 /**
  * Opens the state a retry echoes and answers the asks of its round. A state that does not open
- * for this credential, or belongs to another call, is refused like any bad handle; one whose
- * asks are no longer pending (a replay) is `not_pending`, and nothing of it is applied.
+ * for this credential, or belongs to another call, is refused like any bad handle. A retry that
+ * answers none of its asks is refused, and so is one that answers an ask no longer pending (a
+ * replay): checked before anything is sent, so nothing of it is applied.
  */
 export async function resumeRound(
   ctx: RoundContext,
   rounds: CallRounds,
   screened: (record: ScreeningRecord) => void,
 ): Promise<Resumed> {
-  if (rounds.state === undefined)
-    throw new GatewayError('invalid_input', 'inputResponses come with the requestState of their round.')
+  if (rounds.state === undefined) throw invalid('inputResponses come with the requestState of their round.')
   const state = await ctx.owned.openRequestState(rounds.state)
   if (state.b !== rounds.binding) throw notFound()
-  const session = await ctx.owned.loadOwned(state.s)
   rounds.note({ round: state.n })
-  const counts = await answerRound(ctx, session.id, state, rounds.responses ?? {}, screened)
-  rounds.note(counts)
+  if (rounds.dropped.length > 0) throw invalid('Answer each form with the bare result of its dialog.')
+  const session = await ctx.owned.loadOwned(state.s)
+  await answerRound(ctx, rounds, session.id, state, screened)
   return { session, job: { messageId: state.m, startedAt: state.t }, waitMs: state.w, round: state.n }
 }
 
@@ -101,54 +119,68 @@ interface Planned {
   reply: AskReply
 }
 
-async function answerRound(
+/** The asks of the round the retry answers, read and checked: nothing is sent yet. */
+async function planRound(
   ctx: RoundContext,
   sessionId: string,
   state: RequestState,
   responses: Record<string, unknown>,
-  screened: (record: ScreeningRecord) => void,
-): Promise<{ answered: number; declined: number }> {
+): Promise<Planned[]> {
   const { runtime, principal, redactor } = ctx
   const [questions, permissions] = await Promise.all([
     runtime.questions(sessionId),
     runtime.permissions(sessionId),
   ])
   const plans: Planned[] = []
+  let answeredAny = false
   for (const [index, ask] of state.a.entries()) {
     const n = index + 1
     if (ask.k === 'q') {
       const keys = Array.from({ length: ask.c }, (_, j) => questionKey(n, j + 1))
       if (!answersAny(responses, keys)) continue
+      answeredAny = true
       const pending = questions.find((q) => q.id === ask.r && q.sessionID === sessionId)
       if (!pending || pending.questions.length !== ask.c) throw notPending()
       const reply = readQuestionReply(questionItems(pending, redactor.text), responses, n)
       if (reply) plans.push({ requestId: ask.r, reply })
     } else {
       if (!answersAny(responses, [permissionKey(n)])) continue
+      answeredAny = true
       const pending = permissions.find((p) => p.id === ask.r && p.sessionID === sessionId)
       if (!pending) throw notPending()
-      const reply = readPermissionReply(responses, n)
+      const { allowedDecisions } = permissionFields(principal.policy, pending, redactor.text)
+      const reply = readPermissionReply(responses, n, allowedDecisions)
       if (!reply) continue
       // The same checks as gateway.interaction.respond: the policy, and this ask's own decisions.
       assertDecisionAllowed(principal.policy, reply.decision, pending.permission)
       plans.push({ requestId: ask.r, reply })
     }
   }
+  if (!answeredAny) throw invalid('A retry answers the forms of its round (inputResponses).')
+  return plans
+}
+
+async function answerRound(
+  ctx: RoundContext,
+  rounds: CallRounds,
+  sessionId: string,
+  state: RequestState,
+  screened: (record: ScreeningRecord) => void,
+): Promise<void> {
+  const { runtime, principal, screening } = ctx
+  const plans = await planRound(ctx, sessionId, state, rounds.responses ?? {})
   // Everything is screened before anything reaches the runtime: one blocked answer sends none.
   const record = worstOf(screened)
   for (const { reply } of plans) {
-    if (reply.kind === 'answer') {
-      const parts = reply.answers.flat()
-      await screenOrThrow(ctx.screening, { kind: 'answer', text: parts.join('\n'), parts, principal }, record)
-    } else if (reply.kind === 'permission' && reply.message !== undefined) {
-      await screenOrThrow(
-        ctx.screening,
-        { kind: 'permission_message', text: reply.message, principal },
-        record,
-      )
-    }
+    if (reply.kind === 'answer') await screenAnswers(screening, principal, reply.answers, record)
+    else if (reply.kind === 'permission' && reply.message !== undefined)
+      await screenNote(screening, principal, reply.message, record)
   }
+  // An ask answered elsewhere between the check above and its reply: the others still go out,
+  // and the call says the round was not wholly applied.
+  let answered = 0
   let declined = 0
+  let absent = false
   for (const { requestId, reply } of plans) {
     const outcome =
       reply.kind === 'answer'
@@ -156,10 +188,12 @@ async function answerRound(
         : reply.kind === 'reject'
           ? await runtime.rejectQuestion(requestId)
           : await runtime.replyPermission(requestId, reply.decision, reply.message)
-    if (outcome === 'absent') throw notPending()
-    if (reply.kind === 'reject' || (reply.kind === 'permission' && reply.decision === 'reject')) declined++
+    if (outcome === 'absent') absent = true
+    else if ('declined' in reply && reply.declined) declined++
+    else answered++
   }
-  return { answered: plans.length - declined, declined }
+  rounds.note({ answered, declined })
+  if (absent) throw notPending()
 }
 
 const SEVERITY: Readonly<Record<ScreeningRecord['outcome'], number>> = {
@@ -180,6 +214,16 @@ function worstOf(screened: (record: ScreeningRecord) => void): (record: Screenin
   }
 }
 
+/** How a call waits: the budget, counted from `since`, and the round it is in. */
+export interface RoundWait {
+  waitMs: number
+  round: number
+  /** When the budget started to run (default: now); a retry's answering is charged to it. */
+  since?: number
+  signal?: AbortSignal
+  first?: Parameters<typeof waitForJob>[5]
+}
+
 /**
  * Waits for the job like `waitForJob`, then, when the wait ends on a pending ask and the client
  * can show forms, answers with the forms of the next round instead of the status. Only waiting
@@ -190,15 +234,34 @@ export async function waitWithForms(
   rounds: CallRounds,
   session: RuntimeSession,
   job: JobKey,
-  wait: { waitMs: number; round: number; signal?: AbortSignal; first?: Parameters<typeof waitForJob>[5] },
+  wait: RoundWait,
 ): Promise<JobStatus | InputRequiredResult> {
   const now = ctx.now ?? Date.now
-  const started = now()
-  const status = await waitForJob(ctx, session, job, wait.waitMs, wait.signal, wait.first)
+  const since = wait.since ?? now()
+  const budget = Math.max(0, wait.waitMs - (now() - since))
+  const status = await waitForJob(ctx, session, job, budget, wait.signal, wait.first)
   if (status.status !== 'input_required' || !rounds.forms || wait.signal?.aborted) return status
   if ((wait.round === 0 && wait.waitMs <= 0) || wait.round >= MAX_INPUT_ROUNDS) return status
-  const left = Math.max(0, wait.waitMs - (now() - started))
+  const left = Math.max(0, Math.floor(wait.waitMs - (now() - since)))
   return (await formsFor(ctx, rounds, session, job, status, left, wait.round + 1)) ?? status
+}
+
+/**
+ * A retry: answers the forms, then waits on with what was left of the budget (the answering
+ * counted), from a read that starts after the answers were sent (so an ask just answered is
+ * never shown again from a read that began before).
+ */
+export async function continueRound(
+  ctx: RoundContext,
+  rounds: CallRounds,
+  screened: (record: ScreeningRecord) => void,
+  signal: AbortSignal,
+): Promise<JobStatus | InputRequiredResult> {
+  const since = (ctx.now ?? Date.now)()
+  const { session, job, waitMs, round } = await resumeRound(ctx, rounds, screened)
+  const first = readJobState(ctx, session.id, { fresh: true })
+  first.catch(() => undefined)
+  return waitWithForms(ctx, rounds, session, job, { waitMs, round, since, signal, first })
 }
 
 async function formsFor(
@@ -214,8 +277,10 @@ async function formsFor(
   const asks: RequestState['a'] = []
   for (const interaction of status.interactions ?? []) {
     const forms = interaction.kind === 'question' ? interaction.questions.length : 1
-    // Whole asks only: the rest waits for the next round.
-    if (Object.keys(inputRequests).length + forms > MAX_ROUND_ASKS) break
+    // Whole asks only, none a form cannot answer: the rest waits for the next round or the
+    // polling flow (gateway.interaction.respond).
+    if (Object.keys(inputRequests).length + forms > MAX_ROUND_ASKS) continue
+    if (interaction.kind === 'question' && !interaction.questions.every(answerable)) continue
     const { requestId } = await ctx.owned.interactionOf(interaction.interaction)
     const n = asks.length + 1
     if (interaction.kind === 'question') {
@@ -238,5 +303,9 @@ async function formsFor(
     a: asks,
   })
   rounds.note({ asked: Object.keys(inputRequests).length })
-  return inputRequired({ inputRequests, requestState })
+  // The job's handles ride along, so a client whose dialogs fail can still follow the job.
+  return {
+    ...inputRequired({ inputRequests, requestState }),
+    _meta: { [ROUND_META_SESSION]: status.session, [ROUND_META_JOB]: status.job },
+  }
 }

@@ -45,6 +45,8 @@ export interface ReadNeed {
   sequence?: number
   /** The read must have started after this one finished (a confirming re-read). */
   after?: TurnSnapshot
+  /** The read must start now: it shares no read in flight (one that began before a change this caller made). */
+  fresh?: boolean
 }
 
 interface Flight {
@@ -85,6 +87,7 @@ export function readTurn(
   const flight = registry.flights.get(sessionId)
   if (
     flight &&
+    need.fresh !== true &&
     sequence !== undefined &&
     flight.sequence >= (need.sequence ?? sequence) &&
     flight.finishedBefore >= (need.after?.finished ?? 0)

@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto'
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   type InputRequiredResult,
   isInputRequiredResult,
   type McpServer,
@@ -12,9 +10,10 @@ import { errorResult, toGatewayError } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
 import type { RequestScope } from '../http/app.js'
 import { RateLimited, type SlotKind } from '../http/limits.js'
-import type { CallRounds, RoundNote } from '../jobs/input-rounds.js'
+import { type CallRounds, isRetry } from '../jobs/input-rounds.js'
 import type { Logger } from '../logger.js'
 import type { ScreeningRecord } from '../screening.js'
+import { type CallbackContext, roundsOf } from './call-rounds.js'
 
 /** MCP tool annotations: hints for clients; the gateway itself enforces policy. */
 export interface ToolHints {
@@ -46,6 +45,8 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
    * when the call continues a multi round-trip round (it starts nothing new).
    */
   slot?: (input: z.output<I>, retry: boolean) => SlotKind | undefined
+  /** The tool takes part in multi round-trip rounds (a waiting job tool); others refuse a retry. */
+  rounds?: true
 }
 
 /** What a tool's run may do with its own call besides answering it. */
@@ -60,62 +61,6 @@ export interface ToolCall {
   keep(): () => void
   /** The call's multi round-trip side (MCP 2026-07-28): forms it may answer with, a retry's answers. */
   rounds: CallRounds
-}
-
-/** The MCP request context the SDK hands a tool callback, as far as the gateway reads it. */
-interface CallbackContext {
-  mcpReq: {
-    id: unknown
-    signal: AbortSignal
-    envelope?: Record<string, unknown>
-    inputResponses?: Record<string, unknown>
-    requestState: () => unknown
-  }
-}
-
-/**
- * True when the request declares that its client shows form dialogs: a 2026-07-28 request whose
- * envelope's client capabilities name `elicitation.form`, or a bare `elicitation: {}` (which
- * means form, by the SDK's and the spec's reading).
- */
-function declaresForms(era: 'legacy' | 'modern', envelope: Record<string, unknown> | undefined): boolean {
-  if (era !== 'modern') return false
-  const caps = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined
-  const elicitation = caps?.elicitation
-  if (typeof elicitation !== 'object' || elicitation === null || Array.isArray(elicitation)) return false
-  const modes = elicitation as Record<string, unknown>
-  return modes.form !== undefined || (modes.url === undefined && Object.keys(modes).length === 0)
-}
-
-/** A digest of the tool and its (parsed) arguments: a round's state is good for this call only. */
-function bindingOf(name: string, input: unknown): string {
-  return createHash('sha256')
-    .update(name)
-    .update('\u0000')
-    .update(JSON.stringify(input))
-    .digest('base64url')
-    .slice(0, 32)
-}
-
-/** The call's multi round-trip side; what happens in its rounds goes into its audit record. */
-function roundsOf(
-  era: 'legacy' | 'modern',
-  ctx: CallbackContext,
-  binding: string,
-  record: { round?: RoundNote },
-): CallRounds {
-  const state = era === 'modern' ? ctx.mcpReq.requestState() : undefined
-  const responses = era === 'modern' ? ctx.mcpReq.inputResponses : undefined
-  return {
-    forms: declaresForms(era, ctx.mcpReq.envelope),
-    // Anything but a string is no state of ours (the SDK refuses it before the tool runs).
-    state: typeof state === 'string' ? state : undefined,
-    responses,
-    binding,
-    note(round) {
-      record.round = { round: 0, ...record.round, ...round }
-    },
-  }
 }
 
 /**
@@ -177,9 +122,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
         const parsed = def.input.safeParse(args ?? {})
         if (!parsed.success) throw new GatewayError('invalid_input', describeIssues(parsed.error))
         const input = parsed.data as z.output<I>
-        const rounds = roundsOf(scope.era, ctx, bindingOf(name, input), audit)
-        const retry = rounds.state !== undefined || rounds.responses !== undefined
-        const slot = def.slot?.(input, retry)
+        const rounds = roundsOf(scope.era, ctx, { name, input, takesRounds: def.rounds === true }, audit)
+        const slot = def.slot?.(input, isRetry(rounds))
         if (slot) release = scope.limiter.acquire(scope.principal.username, slot)
         ran = true
         const output = await def.run(input, signal, {

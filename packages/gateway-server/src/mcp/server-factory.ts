@@ -4,7 +4,6 @@ import type { HandleCodec } from '@sallyport/handles'
 import { promptsFor, resourceTemplatesFor, type ToolName, toolsFor } from '@sallyport/policy'
 import type { WorkspaceGuard } from '@sallyport/workspace-guard'
 import { requestScopeOf } from '../http/app.js'
-import { MAX_INPUT_ROUNDS } from '../jobs/input-rounds.js'
 import type { Logger } from '../logger.js'
 import type { Redactor } from '../redact.js'
 import type { RuntimePort } from '../runtime/port.js'
@@ -66,7 +65,7 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
         // Forms are offered to 2026-07-28 clients only (jobs/input-rounds.ts); a 2025-era call
         // never gets an input_required result, and must fail loudly rather than be turned into
         // server-to-client requests if one ever slipped through.
-        inputRequired: { legacyShim: false, maxRounds: MAX_INPUT_ROUNDS },
+        inputRequired: { legacyShim: false },
       },
     )
     const owned = ownedSessions(principal, options.codec, options.signer, options.runtime)

@@ -1,10 +1,10 @@
-import { isDecisionAllowed, type Policy } from '@sallyport/policy'
+import { assertDecisionAllowed, screenAnswers, screenNote } from '../asks.js'
 import { GatewayError } from '../errors.js'
 import type { ToolDefinition } from '../mcp/define-tool.js'
 import type { Principal } from '../principal.js'
 import type { RuntimePort } from '../runtime/port.js'
 import { InteractionRespond, InteractionRespondInput } from '../schemas.js'
-import { type ScreeningHook, screenOrThrow } from '../screening.js'
+import type { ScreeningHook } from '../screening.js'
 import type { OwnedSessions } from '../sessions/owned.js'
 
 export interface InteractionToolContext {
@@ -18,18 +18,6 @@ export interface InteractionToolContext {
 // meantime (the runtime answers 404).
 const notPending = (): GatewayError =>
   new GatewayError('not_pending', 'That question or permission request is no longer pending.')
-
-/**
- * Refuses a decision the policy may not send for this ask (`forbidden`): approval without the
- * `full` policy, or "always" for a webfetch ask, which OpenCode asks with `always: ["*"]` (every
- * URL, whole project, until restart). `permission` is the runtime's name, once it is known.
- */
-export function assertDecisionAllowed(policy: Policy, decision: string, permission?: string): void {
-  if (isDecisionAllowed(policy, decision, permission)) return
-  throw isDecisionAllowed(policy, decision)
-    ? new GatewayError('forbidden', 'A web fetch request can be approved once or rejected, never always.')
-    : new GatewayError('forbidden', 'This credential may reject permission requests but not approve them.')
-}
 
 /**
  * `gateway.interaction.respond`: answers a pending question or permission request of an owned
@@ -64,12 +52,7 @@ export function interactionRespondTool(
         if (!ask) throw notPending()
         // And for this ask: the decisions offered in its allowedDecisions, no others.
         assertDecisionAllowed(principal.policy, decision, ask.permission)
-        if (message !== undefined)
-          await screenOrThrow(
-            ctx.screening,
-            { kind: 'permission_message', text: message, principal },
-            call.screened,
-          )
+        if (message !== undefined) await screenNote(ctx.screening, principal, message, call.screened)
         if ((await runtime.replyPermission(ref.requestId, decision, message)) === 'absent') throw notPending()
         return { accepted: true as const, kind: 'permission' as const }
       }
@@ -97,11 +80,7 @@ export function interactionRespondTool(
           `Give one answer array per question (${question.questions.length}).`,
         )
       }
-      await screenOrThrow(
-        ctx.screening,
-        { kind: 'answer', text: answers.flat().join('\n'), parts: answers.flat(), principal },
-        call.screened,
-      )
+      await screenAnswers(ctx.screening, principal, answers, call.screened)
       if ((await runtime.replyQuestion(ref.requestId, answers)) === 'absent') throw notPending()
       return { accepted: true as const, kind: 'question' as const }
     },

@@ -1,13 +1,12 @@
-import type { InputRequiredResult } from '@modelcontextprotocol/server'
 import { agentProfile } from '@sallyport/policy'
 import { isTransientUpstream } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
 import { cancelRun } from '../jobs/cancel-run.js'
 import { newestRun } from '../jobs/derive-job-state.js'
-import { isRetry, type RoundContext, resumeRound, waitWithForms } from '../jobs/input-rounds.js'
+import { continueRound, isRetry, type RoundContext, waitWithForms } from '../jobs/input-rounds.js'
 import { type JobContext, readJobState, settleJob } from '../jobs/job-status.js'
 import { watchRunEnd } from '../jobs/run-watch.js'
-import { READ_ONLY_HINTS, type ToolCall, type ToolDefinition } from '../mcp/define-tool.js'
+import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { RuntimeSession } from '../runtime/port.js'
 import { AgentRunInput, JobCancel, JobCancelInput, JobGetInput, JobStatus } from '../schemas.js'
 import { type ScreeningHook, screenOrThrow } from '../screening.js'
@@ -34,10 +33,11 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
     input: AgentRunInput,
     output: JobStatus,
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    rounds: true,
     // A retry of a round starts nothing: it answers the forms and waits.
     slot: (_input, retry) => (retry ? 'wait' : 'run'),
     run: async ({ message, session: sessionHandle, title, waitMs }, signal, call) => {
-      if (isRetry(call.rounds)) return continueRound(ctx, call, signal)
+      if (isRetry(call.rounds)) return continueRound(ctx, call.rounds, call.screened, signal)
       const agent = agentProfile(principal.policy)
       let session: RuntimeSession | undefined
       if (sessionHandle !== undefined) {
@@ -81,16 +81,6 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
       )
     },
   }
-}
-
-/** A retry of a round: its answers go to the runtime, then the wait goes on with what was left of it. */
-async function continueRound(
-  ctx: RoundContext,
-  call: ToolCall,
-  signal: AbortSignal,
-): Promise<JobStatus | InputRequiredResult> {
-  const { session, job, waitMs, round } = await resumeRound(ctx, call.rounds, call.screened)
-  return waitWithForms(ctx, call.rounds, session, job, { waitMs, round, signal })
 }
 
 /**
@@ -139,9 +129,10 @@ export function jobGetTool(ctx: RoundContext): ToolDefinition<typeof JobGetInput
     input: JobGetInput,
     output: JobStatus,
     hints: READ_ONLY_HINTS,
+    rounds: true,
     slot: ({ waitMs }, retry) => (retry || (waitMs ?? 0) > 0 ? 'wait' : undefined),
     run: async ({ job, waitMs }, signal, call) => {
-      if (isRetry(call.rounds)) return continueRound(ctx, call, signal)
+      if (isRetry(call.rounds)) return continueRound(ctx, call.rounds, call.screened, signal)
       const ref = await ctx.owned.jobOf(job)
       // Start the state reads together with the ownership check; used only once it passes.
       const prefetched = readJobState(ctx, ref.sessionId)

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { step } from '@sallyport/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   connectTo,
@@ -49,23 +50,14 @@ afterAll(async () => {
 /** A scripted turn that asks "Which colour?" and then reports the answer it got. */
 function colourQuestion(): string {
   return e2e.stack.model.script([
-    {
-      toolCall: {
-        name: 'question',
-        input: {
-          questions: [
-            {
-              question: 'Which colour?',
-              header: 'Colour',
-              options: [
-                { label: 'Blue', description: 'cool' },
-                { label: 'Red', description: 'warm' },
-              ],
-            },
-          ],
-        },
-      },
-    },
+    step.question({
+      question: 'Which colour?',
+      header: 'Colour',
+      options: [
+        { label: 'Blue', description: 'cool' },
+        { label: 'Red', description: 'warm' },
+      ],
+    }),
     (req) => ({ text: `the answer was ${/Blue|Red/.exec(req.toolResults.join(' '))?.[0] ?? 'none'}` }),
   ])
 }
@@ -73,7 +65,7 @@ function colourQuestion(): string {
 /** A scripted turn that runs a shell command (full asks for it), then says what it saw. */
 function shellTurn(file: string): string {
   return e2e.stack.model.script([
-    { toolCall: { name: 'bash', input: { command: `echo rounds > ${file}`, description: 'write a file' } } },
+    step.bash(`echo rounds > ${file}`, { description: 'write a file' }),
     (req) => ({ text: `shell said: ${req.toolResults.join(' ').trim().slice(0, 300) || 'nothing'}` }),
   ])
 }

@@ -1,106 +1,13 @@
-import type { Client } from '@modelcontextprotocol/client'
 import { describe, expect, it } from 'vitest'
-import {
-  BLOCKED_WORD,
-  expectNoLeaks,
-  type FormAnswer,
-  type FormAsked,
-  MARK,
-  type McpSession,
-  tamper,
-  UNAVAILABLE_WORD,
-  useHarness,
-  type Who,
-} from './harness.js'
+import { expectNoLeaks, type FormAsked, MARK, useHarness } from './harness.js'
+import { callRaw, errorOf, type Round, roundHelpers } from './rounds-helpers.js'
 
 // Agent questions and permission requests as the client's own dialogs (MCP 2026-07-28 multi
-// round-trip requests), against the fake runtime: the forms, what their answers do, the
-// requestState's refusals, and who sees the plain polling flow instead.
+// round-trip requests), against the fake runtime: the forms, what their answers do, and who sees
+// the plain polling flow instead. The refusals of a retry: input-rounds-retries.test.ts.
 
 const h = useHarness()
-
-const QUESTION_REPLY = /^\/question\/[^/]+\/reply$/
-const PERMISSION_REPLY = /^\/permission\/[^/]+\/reply$/
-const replies = (mark: number) =>
-  h.requestsSince(mark).filter((r) => r.method === 'POST' && /^\/(permission|question)\//.test(r.path))
-
-/** The properties of the newest runtime event of `type`. */
-function lastReply(type: 'question.replied' | 'permission.replied'): Record<string, unknown> {
-  const event = h.fake.events.filter((e) => e.type === type).at(-1)
-  if (!event) throw new Error(`no ${type} event`)
-  return event.properties as Record<string, unknown>
-}
-
-/** Completes the turn of the session whose ask was just answered, as the model would go on. */
-function completeAfterReply(text: string): () => void {
-  const listener = ({ request }: { request: Request }) => {
-    const path = new URL(request.url).pathname
-    if (request.method !== 'POST' || !(QUESTION_REPLY.test(path) || PERMISSION_REPLY.test(path))) return
-    const replied = [...h.fake.events]
-      .reverse()
-      .find((e) => e.type === 'question.replied' || e.type === 'permission.replied')
-    const sessionId = (replied?.properties as { sessionID?: string } | undefined)?.sessionID
-    if (sessionId && h.fake.runningTurn(sessionId)) h.fake.completeTurn(sessionId, text)
-  }
-  h.server.events.on('response:mocked', listener)
-  return () => h.server.events.removeListener('response:mocked', listener)
-}
-
-/** A client whose dialogs answer from `answers` in order (the last one repeats); records the forms. */
-async function dialogs(
-  who: Who,
-  ...answers: FormAnswer[]
-): Promise<{ session: McpSession; forms: FormAsked[] }> {
-  const forms: FormAsked[] = []
-  const session = await h.connect(who, {
-    elicit: (form) => {
-      forms.push(form)
-      return answers[Math.min(forms.length - 1, answers.length - 1)] as FormAnswer
-    },
-  })
-  return { session, forms }
-}
-
-interface Round {
-  requestState: string
-  inputRequests: Record<string, { method: string; params: FormAsked & { message: string } }>
-}
-
-/** One call through a client that fulfils nothing: the round it got (or the complete result). */
-async function callRaw(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-  retry?: { requestState: string; inputResponses?: Record<string, unknown> },
-): Promise<Record<string, unknown>> {
-  return (await client.callTool(
-    { name, arguments: args, ...retry } as never,
-    {
-      allowInputRequired: true,
-    } as never,
-  )) as Record<string, unknown>
-}
-
-const errorOf = (result: Record<string, unknown>): string | undefined => {
-  if (result.isError !== true) return undefined
-  const text = (result.content as Array<{ text: string }>)[0]?.text ?? ''
-  return (JSON.parse(text) as { error: { code: string } }).error.code
-}
-
-async function roundOf(who: Who, marker: string, waitMs = 5_000) {
-  const manual = await h.connect(who, { manual: true })
-  const args = { message: `please ${marker}`, waitMs }
-  const round = (await callRaw(manual.client, 'gateway.agent.run', args)) as unknown as Round
-  expect(round.requestState).toMatch(/^v1\./)
-  return { client: manual.client, args, round }
-}
-
-const auditLines = () =>
-  h.logs
-    .raw()
-    .split('\n')
-    .filter((l) => l.includes('"event":"audit"') && l.includes('"tools/call"'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
+const { replies, lastReply, completeAfterReply, dialogs, roundOf, auditLines } = roundHelpers(h)
 
 describe('questions as forms', () => {
   it('asks one form per question, answers it, and completes in one logical call', async () => {
@@ -248,12 +155,64 @@ describe('questions as forms', () => {
     expect(state.n).toBe(1)
     expect(state.w).toBeGreaterThan(0)
     expect(state.w).toBeLessThanOrEqual(1_000)
-    // The answer is sent; nobody completes the turn, so the retry ends its wait with `running`.
-    const out = await callRaw(client, 'gateway.agent.run', args, {
-      requestState: round.requestState,
-      inputResponses: { 'q1.1': { action: 'accept', content: { answer: 'Blue' } } },
+    // The answer is sent; the turn completes only 5 s later, long after the budget left: the
+    // retry ends its wait with `running` (a fresh budget of its own would have seen `completed`).
+    const sid = String(state.s)
+    const later = setTimeout(() => h.fake.runningTurn(sid) && h.fake.completeTurn(sid, 'late'), 5_000)
+    try {
+      const out = await callRaw(client, 'gateway.agent.run', args, {
+        requestState: round.requestState,
+        inputResponses: { 'q1.1': { action: 'accept', content: { answer: 'Blue' } } },
+      })
+      expect((out.structuredContent as { status: string }).status).toBe('running')
+    } finally {
+      clearTimeout(later)
+    }
+  })
+})
+
+describe('what a round carries', () => {
+  it('the handles of its job, so a client whose dialogs fail can still follow it', async () => {
+    const { client, round } = await roundOf('chat', MARK.question)
+    const meta = round._meta as Record<string, string>
+    expect(meta['sallyport/session']).toMatch(/^v1\./)
+    const job = await callRaw(client, 'gateway.job.get', { job: meta['sallyport/job'] })
+    expect((job.structuredContent as { status: string }).status).toBe('input_required')
+  })
+
+  it('whole asks only, at most 16 forms: a question of 17 items is left to the polling flow', async () => {
+    const manual = await h.connect('full', { manual: true })
+    const started = await callRaw(manual.client, 'gateway.agent.run', { message: 'many', waitMs: 0 })
+    const { session, job } = started.structuredContent as { session: string; job: string }
+    const sid = await h.sessionId('full', session)
+    const item = (i: number) => ({
+      header: `H${i}`,
+      question: `Q${i}?`,
+      options: [{ label: 'yes', description: '' }],
     })
-    expect((out.structuredContent as { status: string }).status).toBe('running')
+    h.fake.askQuestion(
+      sid,
+      Array.from({ length: 17 }, (_, i) => item(i)),
+    )
+    // Not answerable by a form at all (no option, no typing): also left to the polling flow.
+    h.fake.askQuestion(sid, [{ header: 'X', question: 'Nothing to pick?', options: [], custom: false }])
+    h.fake.askPermission(sid)
+    const round = (await callRaw(manual.client, 'gateway.job.get', {
+      job,
+      waitMs: 5_000,
+    })) as unknown as Round
+    expect(Object.keys(round.inputRequests)).toEqual(['p1'])
+  })
+
+  it('only asks it can answer; without any, the plain status', async () => {
+    const manual = await h.connect('full', { manual: true })
+    const started = await callRaw(manual.client, 'gateway.agent.run', { message: 'odd', waitMs: 0 })
+    const { session, job } = started.structuredContent as { session: string; job: string }
+    h.fake.askQuestion(await h.sessionId('full', session), [
+      { header: 'X', question: 'Nothing to pick?', options: [], custom: false },
+    ])
+    const out = await callRaw(manual.client, 'gateway.job.get', { job, waitMs: 5_000 })
+    expect((out.structuredContent as { status: string }).status).toBe('input_required')
   })
 })
 
@@ -320,6 +279,16 @@ describe('permission requests as forms', () => {
     }
   })
 
+  it('reads an accepted reject-only form without a value as the rejection (a client that skips defaults)', async () => {
+    const { session } = await dialogs('read', { action: 'accept', content: {} })
+    const out = await session.ok('gateway.agent.run', { message: MARK.permission, waitMs: 5_000 })
+    expect(out.status).toBe('completed')
+    expect(lastReply('permission.replied').reply).toBe('reject')
+    // A rejection chosen in the form is an answer, not a dismissed dialog.
+    const last = auditLines().at(-1)
+    expect([last?.inputRound, last?.inputAnswered, last?.inputDeclined]).toEqual([1, 1, 0])
+  })
+
   it.each(['decline', 'cancel'] as const)('a %sd permission dialog rejects the request', async (action) => {
     const { session } = await dialogs('chat', { action })
     const out = await session.ok('gateway.agent.run', { message: MARK.permission, waitMs: 5_000 })
@@ -347,137 +316,6 @@ describe('permission requests as forms', () => {
       expect(h.fake.state.permissions.has(String((asked.a as Array<{ r: string }>)[0]?.r))).toBe(true)
     },
   )
-})
-
-describe('what a retry must bring', () => {
-  const answer = { 'q1.1': { action: 'accept', content: { answer: 'Blue' } } }
-
-  it.each([
-    ['tampered', (s: string) => tamper(s), 'not_found'],
-    ['cut short', (s: string) => s.slice(0, 40), 'not_found'],
-    ['not a handle at all', () => 'ses_123', 'handle_invalid'],
-  ] as const)('refuses a %s requestState like a bad handle, and applies nothing', async (_, mangle, code) => {
-    const { client, args, round } = await roundOf('full', MARK.question)
-    const mark = h.fake.requests.length
-    const turns = h.turns.length
-    const out = await callRaw(client, 'gateway.agent.run', args, {
-      requestState: mangle(round.requestState),
-      inputResponses: answer,
-    })
-    expect(errorOf(out)).toBe(code)
-    expect(replies(mark)).toEqual([])
-    // And a retry of agent.run never starts another run.
-    expect(h.turns.length).toBe(turns)
-  })
-
-  it("refuses another credential's requestState", async () => {
-    const { args, round } = await roundOf('chat', MARK.question)
-    const other = await h.connect('chat2', { manual: true })
-    const mark = h.fake.requests.length
-    const out = await callRaw(other.client, 'gateway.agent.run', args, {
-      requestState: round.requestState,
-      inputResponses: answer,
-    })
-    expect(errorOf(out)).toBe('not_found')
-    expect(replies(mark)).toEqual([])
-  })
-
-  it('refuses a requestState echoed with other arguments or to another tool', async () => {
-    const { client, args, round } = await roundOf('full', MARK.question)
-    const mark = h.fake.requests.length
-    const retry = { requestState: round.requestState, inputResponses: answer }
-    expect(errorOf(await callRaw(client, 'gateway.agent.run', { ...args, waitMs: 30_000 }, retry))).toBe(
-      'not_found',
-    )
-    expect(errorOf(await callRaw(client, 'gateway.agent.run', { ...args, message: 'other' }, retry))).toBe(
-      'not_found',
-    )
-    const job = await h.seal('job', 'full', { s: 'ses_x', m: 'msg_x', t: 0 })
-    expect(errorOf(await callRaw(client, 'gateway.job.get', { job, waitMs: 5_000 }, retry))).toBe('not_found')
-    expect(replies(mark)).toEqual([])
-  })
-
-  it('refuses an expired requestState', async () => {
-    let now = Date.now()
-    const gateway = h.extraGateway({ gateway: { now: () => now } })
-    const client = (await h.connect('full', { gateway, manual: true })).client
-    const args = { message: MARK.question, waitMs: 5_000 }
-    const round = (await callRaw(client, 'gateway.agent.run', args)) as unknown as Round
-    now += 15 * 60_000
-    const out = await callRaw(client, 'gateway.agent.run', args, {
-      requestState: round.requestState,
-      inputResponses: answer,
-    })
-    expect(errorOf(out)).toBe('handle_expired')
-  })
-
-  it('refuses a replayed round: answered once, never again', async () => {
-    const { client, args, round } = await roundOf('full', MARK.question, 300)
-    const retry = { requestState: round.requestState, inputResponses: answer }
-    const first = await callRaw(client, 'gateway.agent.run', args, retry)
-    expect(errorOf(first)).toBeUndefined()
-    const mark = h.fake.requests.length
-    const again = await callRaw(client, 'gateway.agent.run', args, retry)
-    expect(errorOf(again)).toBe('not_pending')
-    expect(replies(mark)).toEqual([])
-  })
-
-  it('refuses answers without the requestState of their round, and starts no run', async () => {
-    const manual = await h.connect('full', { manual: true })
-    const turns = h.turns.length
-    const out = await manual.client.callTool(
-      {
-        name: 'gateway.agent.run',
-        arguments: { message: 'x', waitMs: 100 },
-        inputResponses: answer,
-      } as never,
-      { allowInputRequired: true } as never,
-    )
-    expect(errorOf(out as Record<string, unknown>)).toBe('invalid_input')
-    expect(h.turns.length).toBe(turns)
-  })
-
-  it.each([
-    ['an answer that is not an option', { answer: 'Purple' }],
-    ['an unknown field', { answer: 'Blue', extra: 'x' }],
-    ['a typed answer that is too long', { custom: 'x'.repeat(2001) }],
-  ])('refuses %s and applies nothing', async (_, content) => {
-    const { client, args, round } = await roundOf('full', MARK.question)
-    const mark = h.fake.requests.length
-    const out = await callRaw(client, 'gateway.agent.run', args, {
-      requestState: round.requestState,
-      inputResponses: { 'q1.1': { action: 'accept', content } },
-    })
-    expect(errorOf(out)).toBe('invalid_input')
-    expect(replies(mark)).toEqual([])
-  })
-
-  it.each([
-    [BLOCKED_WORD, 'blocked_by_moderation'],
-    [UNAVAILABLE_WORD, 'moderator_unavailable'],
-  ])('screens answers like interaction.respond: %s → %s, nothing sent', async (word, code) => {
-    const { client, args, round } = await roundOf('full', MARK.question)
-    const mark = h.fake.requests.length
-    const out = await callRaw(client, 'gateway.agent.run', args, {
-      requestState: round.requestState,
-      inputResponses: { 'q1.1': { action: 'accept', content: { custom: `say ${word}` } } },
-    })
-    expect(errorOf(out)).toBe(code)
-    expect(replies(mark)).toEqual([])
-    expect(auditLines().at(-1)?.screening).toBe(code === 'blocked_by_moderation' ? 'blocked' : 'unavailable')
-  })
-
-  it('serves the retry from another gateway that shares only the secret', async () => {
-    const { args, round } = await roundOf('full', MARK.question, 300)
-    const other = h.extraGateway({})
-    const client = (await h.connect('full', { gateway: other, manual: true })).client
-    const out = await callRaw(client, 'gateway.agent.run', args, {
-      requestState: round.requestState,
-      inputResponses: answer,
-    })
-    expect(errorOf(out)).toBeUndefined()
-    expect(lastReply('question.replied').answers).toEqual([['Blue']])
-  })
 })
 
 describe('who sees the polling flow', () => {
