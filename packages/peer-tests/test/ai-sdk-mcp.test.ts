@@ -219,5 +219,15 @@ describe('@ai-sdk/mcp 2.0.99 against the gateway', () => {
         .slice(before)
         .map((l) => [l.inputRound, l.inputAsked]),
     ).toEqual([[0, 1]])
+    // The question is still open: the session's active job waits for it (the polling flow).
+    const list = structured(await client.callTool({ name: 'gateway.session.list', arguments: { limit: 1 } }))
+    const [newest] = list.sessions as Array<{ session: string }>
+    const view = structured(
+      await client.callTool({ name: 'gateway.session.get', arguments: { session: newest?.session } }),
+    )
+    const job = structured(
+      await client.callTool({ name: 'gateway.job.get', arguments: { job: view.activeJob } }),
+    )
+    expect(job.status).toBe('input_required')
   }, 60_000)
 })

@@ -122,8 +122,8 @@ describe('questions', () => {
   it('a cancelled dialog dismisses the question and the turn ends', async () => {
     answer = () => ({ action: 'cancel' })
     const run = await full.call('gateway.agent.run', { message: `ask ${colourQuestion()}`, waitMs: 25_000 })
-    expect(run.structured.status).not.toBe('input_required')
-    expect(run.structured.status).not.toBe('running')
+    // The runtime ends the turn when its question is dismissed: nothing failed.
+    expect(run.structured.status).toBe('completed')
   })
 })
 
