@@ -118,8 +118,8 @@ describe('readPermissionReply', () => {
     ['null', null],
     ['a string', 'once'],
     ['an unknown action', { action: 'approve', content: { decision: 'once' } }],
-  ])('reads an entry that is %s as missing', (_, entry) => {
-    expect(read(entry)).toBeUndefined()
+  ])('refuses an entry that is %s', (_, entry) => {
+    refusal(() => read(entry))
   })
 
   it.each(['decline', 'cancel'])('rejects when the form is %sd, without a note', (action) => {

@@ -400,17 +400,19 @@ describe('readQuestionReply', () => {
       expect(readQuestionReply([item(), item()], replies({ answer: 'Blue' }, {}), 1)).toBeUndefined()
     })
 
-    // The SDK's inputResponse() reads content that is not an object as no content at all.
+    it('reads accepted content that is null as an empty form (the wire allows null)', () => {
+      expect(readQuestionReply([item()], { 'q1.1': { action: 'accept', content: null } }, 1)).toBeUndefined()
+    })
+
     it.each([
-      ['null', null],
       ['a string', 'Blue'],
       ['an array', ['Blue']],
       ['a number', 1],
-    ])('reads accepted content that is %s as an empty form', (_, content) => {
-      expect(readQuestionReply([item()], { 'q1.1': { action: 'accept', content } }, 1)).toBeUndefined()
+    ])('refuses accepted content that is %s (no form result)', (_, content) => {
+      refusal(() => readQuestionReply([item()], { 'q1.1': { action: 'accept', content } }, 1))
     })
 
-    // Entries that match no shape the SDK knows read as missing, not as refused.
+    // An entry for one of our forms that matches no form result is refused, never ignored.
     it.each([
       ['null', null],
       ['undefined', undefined],
@@ -420,8 +422,18 @@ describe('readQuestionReply', () => {
       ['an unknown action', { action: 'approve', content: { answer: 'Blue' } }],
       ['no action', { content: { answer: 'Blue' } }],
       ['a role without content', { role: 'assistant' }],
-    ])('reads an entry that is %s as missing', (_, entry) => {
-      expect(readQuestionReply([item()], { 'q1.1': entry }, 1)).toBeUndefined()
+    ])('refuses an entry that is %s', (_, entry) => {
+      refusal(() => readQuestionReply([item()], { 'q1.1': entry }, 1))
+    })
+
+    it('refuses a multiple choice longer than its options', () => {
+      refusal(() => readOne(multi(), { answer: ['a.ts', 'a.ts', 'b.ts', 'c.ts'] }))
+      refusal(() => readOne(multi(), { answer: Array.from({ length: 300 }, () => 'a.ts') }))
+    })
+
+    it('refuses an answer of more than 20 strings', () => {
+      const options = Array.from({ length: 21 }, (_, i) => ({ label: `o${i}`, description: '' }))
+      refusal(() => readOne(item({ options, multiple: true }), { answer: options.map((o) => o.label) }))
     })
   })
 

@@ -14,6 +14,9 @@ type Decision = PermissionView['allowedDecisions'][number]
 /** Longest typed answer and permission note: the bounds of `gateway.interaction.respond`. */
 export { MAX_ANSWER_LENGTH, MAX_NOTE_LENGTH }
 
+/** Most strings in one item's answer (the bound of `gateway.interaction.respond`). */
+const MAX_ANSWERS = 20
+
 /** Key of the form for item `item` of the round's ask `ask` (both from 1). */
 export const questionKey = (ask: number, item: number): string => `q${ask}.${item}`
 /** Key of the form for the round's ask `ask` (from 1), a permission request. */
@@ -126,10 +129,14 @@ function formAnswer(
   responses: Record<string, unknown>,
   key: string,
 ): Record<string, unknown> | 'declined' | undefined {
+  if (!Object.hasOwn(responses, key)) return undefined
+  // An entry for one of our forms that is not a form's result is refused, never ignored.
   const view = inputResponse(responses, key)
-  if (view.kind === 'missing') return undefined
   if (view.kind !== 'elicit') throw invalid(`The answer to ${key} is not a form result.`)
   if (view.action !== 'accept') return 'declined'
+  const content = (responses[key] as { content?: unknown }).content
+  if (content !== undefined && content !== null && (typeof content !== 'object' || Array.isArray(content)))
+    throw invalid(`The answer to ${key} is not a form result.`)
   return view.content ?? {}
 }
 
@@ -154,7 +161,11 @@ function itemAnswer(item: QuestionItem, content: Record<string, unknown>, key: s
   let chosen: string[] = []
   const answer = content.answer
   if (item.multiple === true && answer !== undefined) {
-    if (!Array.isArray(answer) || answer.some((a) => typeof a !== 'string' || !labels.has(a)))
+    if (
+      !Array.isArray(answer) ||
+      answer.length > labels.size ||
+      answer.some((a) => typeof a !== 'string' || !labels.has(a))
+    )
       throw invalid(`The answer to ${key} is not among its options.`)
     chosen = [...new Set(answer as string[])]
   } else if (answer !== undefined && answer !== '') {
@@ -168,6 +179,7 @@ function itemAnswer(item: QuestionItem, content: Record<string, unknown>, key: s
   // A typed answer that repeats a chosen option is that option once.
   const extra = custom === undefined || chosen.includes(custom) ? [] : [custom]
   const answers = item.multiple === true ? [...chosen, ...extra] : custom ? [custom] : chosen
+  if (answers.length > MAX_ANSWERS) throw invalid(`The answer to ${key} has more than ${MAX_ANSWERS} parts.`)
   return answers.length > 0 ? answers : undefined
 }
 

@@ -176,25 +176,35 @@ async function answerRound(
     else if (reply.kind === 'permission' && reply.message !== undefined)
       await screenNote(screening, principal, reply.message, record)
   }
-  // An ask answered elsewhere between the check above and its reply: the others still go out,
-  // and the call says the round was not wholly applied.
+  // Answers and approvals first: a rejection may end the turn, and the runtime then drops the
+  // other asks of the run. An ask gone between the check above and its reply: the others still
+  // go out, and the call says the round was not wholly applied, unless the reply was a rejection
+  // (the ask is gone either way).
+  const ordered = [
+    ...plans.filter((p) => !isRejection(p.reply)),
+    ...plans.filter((p) => isRejection(p.reply)),
+  ]
   let answered = 0
   let declined = 0
   let absent = false
-  for (const { requestId, reply } of plans) {
+  for (const { requestId, reply } of ordered) {
     const outcome =
       reply.kind === 'answer'
         ? await runtime.replyQuestion(requestId, reply.answers)
         : reply.kind === 'reject'
           ? await runtime.rejectQuestion(requestId)
           : await runtime.replyPermission(requestId, reply.decision, reply.message)
-    if (outcome === 'absent') absent = true
+    if (outcome === 'absent') absent ||= !isRejection(reply)
     else if ('declined' in reply && reply.declined) declined++
     else answered++
   }
   rounds.note({ answered, declined })
   if (absent) throw notPending()
 }
+
+/** A reply that dismisses or rejects its ask (rather than answering or approving it). */
+const isRejection = (reply: AskReply): boolean =>
+  reply.kind === 'reject' || (reply.kind === 'permission' && reply.decision === 'reject')
 
 const SEVERITY: Readonly<Record<ScreeningRecord['outcome'], number>> = {
   passed: 0,

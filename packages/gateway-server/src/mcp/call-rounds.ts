@@ -59,6 +59,11 @@ export function roundsOf(
 ): CallRounds {
   const state = ctx.mcpReq.requestState()
   const responses = ctx.mcpReq.inputResponses
+  if (
+    responses !== undefined &&
+    (typeof responses !== 'object' || responses === null || Array.isArray(responses))
+  )
+    throw new GatewayError('invalid_input', 'inputResponses must map the keys of the forms to their results.')
   const retry = {
     // Anything but a string is no state of ours (the SDK refuses it before the tool runs).
     state: typeof state === 'string' ? state : undefined,

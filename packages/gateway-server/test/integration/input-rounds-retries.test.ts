@@ -267,6 +267,65 @@ describe('when the job moves on between rounds', () => {
   })
 })
 
+describe('the order answers go out in', () => {
+  it('answers first, rejections last; a rejected ask already gone is no error', async () => {
+    const manual = await h.connect('full', { manual: true })
+    const started = await callRaw(manual.client, 'gateway.agent.run', { message: 'three asks', waitMs: 0 })
+    const { session, job } = started.structuredContent as { session: string; job: string }
+    const sid = await h.sessionId('full', session)
+    const first = h.fake.askPermission(sid)
+    const question = h.fake.askQuestion(sid)
+    const last = h.fake.askPermission(sid, { patterns: ['echo bye'] })
+    const round = (await callRaw(manual.client, 'gateway.job.get', {
+      job,
+      waitMs: 5_000,
+    })) as unknown as Round
+    expect(Object.keys(round.inputRequests)).toEqual(['q1.1', 'p2', 'p3'])
+    // Rejecting the first permission ends the turn and the runtime drops the other asks.
+    const racer = ({ request }: { request: Request }) => {
+      if (new URL(request.url).pathname === `/permission/${first.id}/reply`)
+        h.fake.state.permissions.delete(last.id)
+    }
+    h.server.events.on('response:mocked', racer)
+    const mark = h.fake.requests.length
+    const out = await callRaw(
+      manual.client,
+      'gateway.job.get',
+      { job, waitMs: 5_000 },
+      {
+        requestState: round.requestState,
+        inputResponses: {
+          'q1.1': { action: 'accept', content: { answer: 'Red' } },
+          p2: { action: 'decline' },
+          p3: { action: 'accept', content: { decision: 'reject' } },
+        },
+      },
+    )
+    h.server.events.removeListener('response:mocked', racer)
+    expect(errorOf(out)).toBeUndefined()
+    expect(replies(mark).map((r) => r.path)).toEqual([
+      `/question/${question.id}/reply`,
+      `/permission/${first.id}/reply`,
+      `/permission/${last.id}/reply`,
+    ])
+    expect(auditLines().at(-1)).toMatchObject({ inputRound: 1, inputAnswered: 1, inputDeclined: 1 })
+  })
+
+  it('refuses inputResponses that are not a map of form results', async () => {
+    const { client, args, round } = await roundOf('full', MARK.question)
+    for (const inputResponses of [[], 'accept'] as unknown[]) {
+      const out = await callRaw(client, 'gateway.agent.run', args, {
+        requestState: round.requestState,
+        inputResponses: inputResponses as Record<string, unknown>,
+      }).catch((error: { code?: number }) => ({ rpc: error.code }))
+      // Refused by the gateway (invalid_input) or already by the SDK's own request check.
+      expect(errorOf(out as Record<string, unknown>) ?? (out as { rpc?: number }).rpc).toMatch(
+        /invalid_input|-32602/,
+      )
+    }
+  })
+})
+
 it('leaks no upstream id, key or handle into bodies or logs', () => {
   expectNoLeaks(h)
 })
