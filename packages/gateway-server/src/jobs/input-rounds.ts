@@ -91,6 +91,8 @@ export interface Resumed {
   job: JobKey
   waitMs: number
   round: number
+  /** Asks the retry answered or dismissed: a retry that moved nothing gets no further round. */
+  applied: number
 }
 
 /**
@@ -110,8 +112,14 @@ export async function resumeRound(
   rounds.note({ round: state.n })
   if (rounds.dropped.length > 0) throw invalid('Answer each form with the bare result of its dialog.')
   const session = await ctx.owned.loadOwned(state.s)
-  await answerRound(ctx, rounds, session.id, state, screened)
-  return { session, job: { messageId: state.m, startedAt: state.t }, waitMs: state.w, round: state.n }
+  const applied = await answerRound(ctx, rounds, session.id, state, screened)
+  return {
+    session,
+    job: { messageId: state.m, startedAt: state.t },
+    waitMs: state.w,
+    round: state.n,
+    applied,
+  }
 }
 
 interface Planned {
@@ -166,7 +174,7 @@ async function answerRound(
   sessionId: string,
   state: RequestState,
   screened: (record: ScreeningRecord) => void,
-): Promise<void> {
+): Promise<number> {
   const { runtime, principal, screening } = ctx
   const plans = await planRound(ctx, sessionId, state, rounds.responses ?? {})
   // Everything is screened before anything reaches the runtime: one blocked answer sends none.
@@ -179,7 +187,7 @@ async function answerRound(
   // Answers and approvals first: a rejection may end the turn, and the runtime then drops the
   // other asks of the run. An ask gone between the check above and its reply: the others still
   // go out, and the call says the round was not wholly applied, unless the reply was a rejection
-  // (the ask is gone either way).
+  // after another reply of this round went out (which ended the turn: the ask is gone by it).
   const ordered = [
     ...plans.filter((p) => !isRejection(p.reply)),
     ...plans.filter((p) => isRejection(p.reply)),
@@ -194,12 +202,13 @@ async function answerRound(
         : reply.kind === 'reject'
           ? await runtime.rejectQuestion(requestId)
           : await runtime.replyPermission(requestId, reply.decision, reply.message)
-    if (outcome === 'absent') absent ||= !isRejection(reply)
+    if (outcome === 'absent') absent ||= !isRejection(reply) || answered + declined === 0
     else if ('declined' in reply && reply.declined) declined++
     else answered++
   }
   rounds.note({ answered, declined })
   if (absent) throw notPending()
+  return answered + declined
 }
 
 /** A reply that dismisses or rejects its ask (rather than answering or approving it). */
@@ -268,10 +277,15 @@ export async function continueRound(
   signal: AbortSignal,
 ): Promise<JobStatus | InputRequiredResult> {
   const since = (ctx.now ?? Date.now)()
-  const { session, job, waitMs, round } = await resumeRound(ctx, rounds, screened)
+  const { session, job, waitMs, round, applied } = await resumeRound(ctx, rounds, screened)
   const first = readJobState(ctx, session.id, { fresh: true })
   first.catch(() => undefined)
-  return waitWithForms(ctx, rounds, session, job, { waitMs, round, since, signal, first })
+  // Only a retry that moved the job on gets the next round: a state whose forms came back empty
+  // would otherwise be a round that could be replayed for ever (each time from its own round
+  // number). It gets the plain status, from which gateway.interaction.respond (or a new wait)
+  // goes on.
+  const next = applied > 0 ? rounds : { ...rounds, forms: false }
+  return waitWithForms(ctx, next, session, job, { waitMs, round, since, signal, first })
 }
 
 async function formsFor(

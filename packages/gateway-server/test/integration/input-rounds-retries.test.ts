@@ -187,6 +187,24 @@ describe('a retry that must not count as a fresh call', () => {
     expect(replies(mark)).toEqual([])
   })
 
+  it('gives no new round to a retry that moved nothing, however often its state is replayed', async () => {
+    const { client, args, round } = await roundOf('full', MARK.question)
+    const empty = { 'q1.1': { action: 'accept', content: {} } }
+    for (let i = 0; i < 3; i++) {
+      const out = await callRaw(
+        client,
+        'gateway.agent.run',
+        { ...args },
+        {
+          requestState: round.requestState,
+          inputResponses: empty,
+        },
+      )
+      expect(out.resultType).not.toBe('input_required')
+      expect((out.structuredContent as { status: string }).status).toBe('input_required')
+    }
+  })
+
   it('refuses answers in a wrapped shape (the SDK drops them) instead of asking again', async () => {
     const { client, args, round } = await roundOf('full', MARK.question)
     const wrapped = {

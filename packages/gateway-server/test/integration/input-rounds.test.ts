@@ -128,25 +128,40 @@ describe('questions as forms', () => {
     expect([last?.inputRound, last?.inputAnswered, last?.inputDeclined]).toEqual([1, 0, 1])
   })
 
-  it('asks again when a form comes back empty', async () => {
-    const done = completeAfterReply('second time lucky')
-    const { session, forms } = await dialogs(
-      'full',
-      { action: 'accept', content: {} },
-      { action: 'accept', content: { answer: 'Red' } },
-    )
-    const out = await session.ok('gateway.agent.run', { message: MARK.question, waitMs: 5_000 })
-    done()
-    expect(out).toMatchObject({ status: 'completed', text: 'second time lucky' })
-    expect(forms).toHaveLength(2)
-  })
-
-  it(`bounds the rounds of one call: after 8 the plain input_required status comes back`, async () => {
+  it('an empty form ends the dialogs: the plain input_required status comes back', async () => {
     const { session, forms } = await dialogs('full', { action: 'accept', content: {} })
     const out = await session.ok('gateway.agent.run', { message: MARK.question, waitMs: 5_000 })
-    expect(forms).toHaveLength(8)
+    expect(forms).toHaveLength(1)
     expect(out.status).toBe('input_required')
-    expect((out.interactions as unknown[]).length).toBe(1)
+    // The question is still pending: interaction.respond answers it.
+    const [q] = out.interactions as Array<{ interaction: string }>
+    const ok = await session.ok('gateway.interaction.respond', {
+      interaction: q?.interaction,
+      answers: [['Red']],
+    })
+    expect(ok).toEqual({ accepted: true, kind: 'question' })
+  })
+
+  it('bounds the rounds of one call: after 8 the plain input_required status comes back', async () => {
+    // Every answer makes the agent ask again.
+    const again = ({ request }: { request: Request }) => {
+      const path = new URL(request.url).pathname
+      if (request.method !== 'POST' || !/^\/question\/[^/]+\/reply$/.test(path)) return
+      const replied = h.fake.events.filter((e) => e.type === 'question.replied').at(-1)
+      const sessionId = (replied?.properties as { sessionID?: string } | undefined)?.sessionID
+      if (sessionId) h.fake.askQuestion(sessionId)
+    }
+    h.server.events.on('response:mocked', again)
+    try {
+      const { session, forms } = await dialogs('full', { action: 'accept', content: { answer: 'Blue' } })
+      const out = await session.ok('gateway.agent.run', { message: MARK.question, waitMs: 10_000 })
+      expect(forms).toHaveLength(8)
+      expect(out.status).toBe('input_required')
+      expect((out.interactions as unknown[]).length).toBe(1)
+      expect(auditLines().at(-1)).toMatchObject({ inputRound: 8, inputAnswered: 1 })
+    } finally {
+      h.server.events.removeListener('response:mocked', again)
+    }
   })
 
   it('a retry waits only for the budget left, which its state carries', async () => {
