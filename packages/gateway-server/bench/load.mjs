@@ -1,0 +1,305 @@
+// The load harness (`pnpm bench:load`): the gateway in a process of its own in front of the real
+// runtime and the scripted model, driven by many MCP clients, loopback only, bounded in time and
+// count. It measures what issue "Lean and fast under load" names: the gateway's RSS over a soak
+// (and the runtime's beside it), file descriptors and upstream TCP connections with many waiting
+// pollers, the wake-up latency of a waiting job.get, the runtime's status latency during the soak,
+// and lost jobs and 5xx answers. Figures are printed as one JSON object (and a few human lines).
+//
+//   node bench/load.mjs                   # 100 clients, 300 s soak, 200 pollers
+//   node bench/load.mjs --smoke           # 20 clients, 60 s, 50 pollers; exits 1 on a lost job,
+//                                         # a 5xx, or RSS growth beyond the goal after warm-up
+//   node bench/load.mjs --clients 50 --seconds 120 --pollers 100
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { createCredentialStore } from '@sallyport/credentials'
+import { createHandleCodec } from '@sallyport/handles'
+import { startStack } from '@sallyport/testkit'
+import { createUpstreamClient } from '@sallyport/upstream-client'
+import { quantile } from './support.mjs'
+
+const argv = process.argv.slice(2)
+const flag = (name, fallback) => {
+  const i = argv.indexOf(`--${name}`)
+  return i >= 0 ? Number(argv[i + 1]) : fallback
+}
+const smoke = argv.includes('--smoke')
+const CLIENTS = flag('clients', smoke ? 20 : 100)
+const SECONDS = flag('seconds', smoke ? 60 : 300)
+const POLLERS = flag('pollers', smoke ? 50 : 200)
+const CREDENTIALS = Math.min(CLIENTS, 20)
+/** RSS growth allowed from the end of warm-up (the first fifth of the soak) to its end. */
+const GROWTH_GOAL = 1.2
+
+// ---- /proc readers (Linux) ----
+
+async function rssMiB(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024
+}
+
+async function socketInodes(pid) {
+  const inodes = new Set()
+  for (const fd of await readdir(`/proc/${pid}/fd`).catch(() => [])) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')
+    const m = /^socket:\[(\d+)\]$/.exec(target)
+    if (m) inodes.add(m[1])
+  }
+  return inodes
+}
+
+async function fdCount(pid) {
+  return (await readdir(`/proc/${pid}/fd`).catch(() => [])).length
+}
+
+/** Established TCP connections of `pid` to `port` on this host. */
+async function connectionsTo(pid, port) {
+  const inodes = await socketInodes(pid)
+  let count = 0
+  for (const table of ['tcp', 'tcp6']) {
+    const text = await readFile(`/proc/${pid}/net/${table}`, 'utf8').catch(() => '')
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/)
+      if (cols.length < 10) continue
+      const remotePort = Number.parseInt(cols[2].split(':')[1], 16)
+      if (remotePort === port && cols[3] === '01' && inodes.has(cols[9])) count++
+    }
+  }
+  return count
+}
+
+// ---- set-up ----
+
+const stateDir = await mkdtemp(join(tmpdir(), 'sallyport-load-'))
+const stack = await startStack()
+const secretHex = randomBytes(32).toString('hex')
+const store = createCredentialStore({ stateDir })
+const creds = []
+for (let i = 0; i < CREDENTIALS; i++) {
+  const { key } = await store.add(`load${i}`, 'chat')
+  creds.push({ key, identity: (await store.get(`load${i}`)).identity })
+}
+const runtime = {
+  baseUrl: stack.runtime.url,
+  username: stack.runtime.username,
+  password: stack.runtime.password,
+  directory: stack.runtime.directory,
+}
+const runtimePort = Number(new URL(stack.runtime.url).port)
+const child = spawn(
+  process.execPath,
+  [join(import.meta.dirname, 'gateway-process.mjs'), JSON.stringify({ stateDir, secretHex, runtime })],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+)
+const port = await new Promise((resolve, reject) => {
+  let out = ''
+  child.stdout.on('data', (chunk) => {
+    out += chunk
+    const line = out.split('\n').find((l) => l.startsWith('{'))
+    if (line) resolve(JSON.parse(line).port)
+  })
+  child.once('exit', (code) => reject(new Error(`gateway process exited ${code}`)))
+})
+const url = `http://127.0.0.1:${port}/mcp`
+const gatewayPid = child.pid
+const upstream = createUpstreamClient(runtime)
+const codec = createHandleCodec({ secret: new Uint8Array(Buffer.from(secretHex, 'hex')) })
+
+let status5xx = 0
+const countingFetch = async (input, init) => {
+  const res = await fetch(input, init)
+  if (res.status >= 500) status5xx++
+  return res
+}
+
+async function connect(i) {
+  const client = new Client({ name: `load-${i}`, version: '1' }, { versionNegotiation: { mode: 'auto' } })
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${creds[i % creds.length].key}` } },
+      fetch: countingFetch,
+    }),
+  )
+  return client
+}
+
+const call = async (client, name, args) => {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })
+  if (result.isError) throw new Error(`${name}: ${result.content?.[0]?.text}`)
+  return result.structuredContent
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
+
+/** Follows a job with waiting job.get until it ends (or `tries` waits passed). */
+async function follow(client, job, tries = 6) {
+  let status
+  for (let i = 0; i < tries; i++) {
+    status = await call(client, 'gateway.job.get', { job, waitMs: 20_000 })
+    if (TERMINAL.has(status.status)) return status
+  }
+  return status
+}
+
+const results = { config: { clients: CLIENTS, seconds: SECONDS, pollers: POLLERS, smoke } }
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+try {
+  await sleep(2_000)
+  results.idle = {
+    gatewayRssMiB: Math.round(await rssMiB(gatewayPid)),
+    runtimeRssMiB: Math.round(await rssMiB(stack.runtime.pid)),
+  }
+  const idleStatus = []
+  for (let i = 0; i < 20; i++) {
+    const t = performance.now()
+    await upstream.sessionStatus()
+    idleStatus.push(performance.now() - t)
+  }
+  idleStatus.sort((a, b) => a - b)
+
+  // ---- soak: every client runs jobs back to back, each followed with waiting job.get ----
+  const clients = []
+  for (let i = 0; i < CLIENTS; i++) clients.push(await connect(i))
+  const jobs = { started: 0, completed: 0, failed: 0, cancelled: 0, unfinished: 0, errors: 0 }
+  const rss = []
+  const statusMs = []
+  const soakStart = performance.now()
+  const deadline = soakStart + SECONDS * 1000
+  const sampler = setInterval(async () => {
+    rss.push({
+      s: Math.round((performance.now() - soakStart) / 1000),
+      gateway: Math.round(await rssMiB(gatewayPid)),
+      runtime: Math.round(await rssMiB(stack.runtime.pid)),
+    })
+  }, 5_000)
+  const statusProbe = setInterval(async () => {
+    const t = performance.now()
+    await upstream.sessionStatus().catch(() => undefined)
+    statusMs.push(performance.now() - t)
+  }, 1_000)
+  await Promise.all(
+    clients.map(async (client, i) => {
+      while (performance.now() < deadline) {
+        const marker = stack.model.script([{ text: `job of client ${i}`, delayMs: 50 + ((i * 37) % 400) }])
+        try {
+          jobs.started++
+          const run = await call(client, 'gateway.agent.run', { message: `load ${marker}`, waitMs: 0 })
+          const end = await follow(client, run.job)
+          if (TERMINAL.has(end.status)) jobs[end.status]++
+          else jobs.unfinished++
+        } catch {
+          jobs.errors++
+        }
+      }
+    }),
+  )
+  clearInterval(sampler)
+  clearInterval(statusProbe)
+  statusMs.sort((a, b) => a - b)
+  const warm = rss.find((r) => r.s >= SECONDS / 5) ?? rss[0]
+  const last = rss.at(-1) ?? warm
+  results.soak = {
+    jobs,
+    status5xx,
+    gatewayRssMiB: { warm: warm?.gateway, end: last?.gateway, max: Math.max(...rss.map((r) => r.gateway)) },
+    growth: warm && last ? Number((last.gateway / warm.gateway).toFixed(2)) : undefined,
+    runtimeRssMiB: { warm: warm?.runtime, end: last?.runtime },
+    runtimeStatusMs: {
+      idleP50: Number(quantile(idleStatus, 0.5).toFixed(1)),
+      soakP50: Number(quantile(statusMs, 0.5).toFixed(1)),
+      soakP99: Number(quantile(statusMs, 0.99).toFixed(1)),
+    },
+    samples: rss,
+  }
+  await Promise.all(clients.map((c) => c.close()))
+  await sleep(3_000)
+  results.afterDrain = { gatewayRssMiB: Math.round(await rssMiB(gatewayPid)) }
+
+  // ---- wake-up: runtime turn completed → the waiting job.get answers ----
+  const waker = await connect(0)
+  const wake = []
+  for (let i = 0; i < 20; i++) {
+    const marker = stack.model.script([{ text: `wake ${i}`, delayMs: 300 }])
+    const run = await call(waker, 'gateway.agent.run', { message: `wake ${marker}`, waitMs: 0 })
+    const end = await call(waker, 'gateway.job.get', { job: run.job, waitMs: 20_000 })
+    const answeredAt = Date.now()
+    if (end.status !== 'completed') continue
+    const { s } = await codec.open('session', creds[0].identity, run.session)
+    const { messages } = await upstream.listMessages(s)
+    const completed = messages.findLast((m) => m.info.role === 'assistant')?.info.time?.completed
+    if (typeof completed === 'number') wake.push(answeredAt - completed)
+  }
+  await waker.close()
+  wake.sort((a, b) => a - b)
+  results.wakeMs = {
+    p50: quantile(wake, 0.5),
+    min: wake[0],
+    max: wake.at(-1),
+    samples: wake.length,
+  }
+
+  // ---- pollers: many clients waiting on running jobs; upstream connections and fds ----
+  const starter = await connect(0)
+  const running = []
+  for (let i = 0; i < Math.max(1, Math.ceil(POLLERS / 10)); i++) {
+    const marker = stack.model.script([
+      { text: Array.from({ length: 8 }, (_, j) => `p${j} `), intervalMs: 2_000 },
+    ])
+    running.push((await call(starter, 'gateway.agent.run', { message: `slow ${marker}`, waitMs: 0 })).job)
+  }
+  const pollers = []
+  for (let i = 0; i < POLLERS; i++) pollers.push(await connect(0))
+  let maxConnections = 0
+  let maxFds = 0
+  const pollEnd = performance.now() + 12_000
+  const counter = setInterval(async () => {
+    maxConnections = Math.max(maxConnections, await connectionsTo(gatewayPid, runtimePort))
+    maxFds = Math.max(maxFds, await fdCount(gatewayPid))
+  }, 250)
+  await Promise.all(
+    pollers.map(async (client, i) => {
+      while (performance.now() < pollEnd)
+        await call(client, 'gateway.job.get', { job: running[i % running.length], waitMs: 3_000 }).catch(
+          () => undefined,
+        )
+    }),
+  )
+  clearInterval(counter)
+  results.pollers = { pollers: POLLERS, jobs: running.length, maxUpstreamConnections: maxConnections, maxFds }
+  await Promise.all(pollers.map((c) => c.close()))
+  for (const job of running) await follow(starter, job, 3).catch(() => undefined)
+  await starter.close()
+} finally {
+  child.kill('SIGTERM')
+  await new Promise((r) => child.once('exit', r))
+  upstream.close()
+  await stack.stop()
+  await rm(stateDir, { recursive: true, force: true })
+}
+
+const soak = results.soak
+console.log(JSON.stringify({ ...results, soak: { ...soak, samples: undefined } }, null, 1))
+console.log(
+  `load: ${soak.jobs.started} jobs by ${CLIENTS} clients in ${SECONDS} s: ${soak.jobs.completed} completed, ${soak.jobs.unfinished} unfinished, ${soak.jobs.errors} errors, ${soak.status5xx} 5xx`,
+)
+console.log(
+  `load: gateway RSS idle ${results.idle.gatewayRssMiB} MiB, after warm-up ${soak.gatewayRssMiB.warm} → end ${soak.gatewayRssMiB.end} MiB (${soak.growth}x, goal ≤ ${GROWTH_GOAL}x), after drain ${results.afterDrain.gatewayRssMiB} MiB; runtime ${soak.runtimeRssMiB.warm} → ${soak.runtimeRssMiB.end} MiB`,
+)
+console.log(
+  `load: ${POLLERS} pollers: at most ${results.pollers.maxUpstreamConnections} upstream connections, ${results.pollers.maxFds} fds; wake-up p50 ${results.wakeMs.p50} ms; runtime status p50 idle ${soak.runtimeStatusMs.idleP50} ms, during the soak ${soak.runtimeStatusMs.soakP50} ms`,
+)
+if (smoke) {
+  const failures = []
+  if (soak.jobs.unfinished > 0) failures.push(`${soak.jobs.unfinished} lost jobs`)
+  if (soak.status5xx > 0) failures.push(`${soak.status5xx} 5xx answers`)
+  if (soak.growth > GROWTH_GOAL) failures.push(`RSS grew ${soak.growth}x after warm-up`)
+  if (failures.length > 0) {
+    console.log(`load smoke FAILED: ${failures.join(', ')}`)
+    process.exit(1)
+  }
+  console.log('load smoke passed')
+}
