@@ -37,7 +37,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const events = createSessionEvents(
     createEventStream({
       baseUrl: resolved.baseUrl,
-      send: transport.send,
+      send: transport.openStream,
       redact: transport.redact,
       connectTimeoutMs: resolved.timeoutMs,
       tuning: resolved.events,

@@ -11,6 +11,7 @@ describe('resolveOptions', () => {
       username: 'opencode',
       directory: '/work',
       timeoutMs: 10_000,
+      maxConcurrentRequests: 32,
       events: { heartbeatTimeoutMs: 25_000, initialBackoffMs: 250, maxBackoffMs: 5_000 },
     })
   })
@@ -32,6 +33,9 @@ describe('resolveOptions', () => {
     ['timeoutMs', { timeoutMs: 0 }],
     ['a negative heartbeat timeout', { events: { heartbeatTimeoutMs: -1 } }],
     ['an infinite backoff', { events: { maxBackoffMs: Number.POSITIVE_INFINITY } }],
+    ['no concurrent request', { maxConcurrentRequests: 0 }],
+    ['a fractional request bound', { maxConcurrentRequests: 1.5 }],
+    ['a request bound over 1024', { maxConcurrentRequests: 1025 }],
   ])('throws RangeError for %s', (_what, patch) => {
     expect(() => resolveOptions({ ...base, ...patch })).toThrow(RangeError)
   })

@@ -15,6 +15,12 @@ export interface UpstreamClientOptions {
   readonly timeoutMs?: number
   /** Clock for deadlines and message ids. Defaults to `Date.now`. */
   readonly now?: () => number
+  /**
+   * Most requests in flight to the runtime at once (default 32, at most 1 024); more wait their
+   * turn. Bounds the connections to the runtime whatever the number of callers (the event stream
+   * holds one more).
+   */
+  readonly maxConcurrentRequests?: number
   /** Tuning of the shared event stream. */
   readonly events?: EventStreamOptions
 }
@@ -41,6 +47,7 @@ export interface ResolvedOptions {
   readonly fetch: typeof fetch
   readonly timeoutMs: number
   readonly now: () => number
+  readonly maxConcurrentRequests: number
   readonly events: Required<EventStreamOptions>
 }
 
@@ -74,6 +81,7 @@ export function resolveOptions(options: UpstreamClientOptions): ResolvedOptions 
     fetch: userFetch ?? ((input, init) => globalThis.fetch(input, init)),
     timeoutMs: positive('timeoutMs', options.timeoutMs, 10_000),
     now: options.now ?? Date.now,
+    maxConcurrentRequests: requestBound(options.maxConcurrentRequests),
     events: {
       heartbeatTimeoutMs: positive('events.heartbeatTimeoutMs', events.heartbeatTimeoutMs, 25_000),
       initialBackoffMs: positive('events.initialBackoffMs', events.initialBackoffMs, 250),
@@ -107,5 +115,15 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
     throw new RangeError(`${name} must be a positive number`)
+  return value
+}
+
+/** Upper bound of `maxConcurrentRequests`. */
+export const MAX_CONCURRENT_REQUESTS = 1024
+
+function requestBound(value: number | undefined): number {
+  if (value === undefined) return 32
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_CONCURRENT_REQUESTS)
+    throw new RangeError(`maxConcurrentRequests must be an integer from 1 to ${MAX_CONCURRENT_REQUESTS}`)
   return value
 }

@@ -1,12 +1,16 @@
 import type { ResolvedOptions } from './options.ts'
 import { createRedactor, type Redactor } from './redact.ts'
+import { createRequestGate } from './request-gate.ts'
 
 /** Sends one request to the runtime with the credential and the pinned directory applied. */
 export type Send = (request: Request) => Promise<Response>
 
 /** The one place that touches credentials and the workspace directory of outgoing requests. */
 export interface Transport {
+  /** Sends a call: at most `maxConcurrentRequests` at once, the rest wait their turn. */
   readonly send: Send
+  /** Opens a long-lived stream (the event stream), outside that bound: it holds its connection. */
+  readonly openStream: Send
   readonly redact: Redactor
 }
 
@@ -23,7 +27,7 @@ export function createTransport(options: ResolvedOptions): Transport {
   const token = Buffer.from(`${options.username}:${options.password}`, 'utf8').toString('base64')
   const authorization = `Basic ${token}`
   const redact = createRedactor(options.username, options.password, token)
-  const send: Send = (request) => {
+  const pin = (request: Request): Request => {
     const url = new URL(request.url)
     for (const name of [...url.searchParams.keys()])
       if (name === 'directory' || name === 'workspace' || name.startsWith('location['))
@@ -33,7 +37,10 @@ export function createTransport(options: ResolvedOptions): Transport {
     pinned.headers.delete('x-opencode-workspace')
     pinned.headers.set('x-opencode-directory', encodeURIComponent(options.directory))
     pinned.headers.set('authorization', authorization)
-    return options.fetch(pinned)
+    return pinned
   }
-  return { send, redact }
+  const gate = createRequestGate(options.maxConcurrentRequests)
+  const send: Send = (request) => gate.run(request.signal, () => options.fetch(pin(request)))
+  const openStream: Send = (request) => options.fetch(pin(request))
+  return { send, openStream, redact }
 }

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest'
+import { createRequestGate } from './request-gate.ts'
+
+/** A request the test answers by hand. */
+function pending() {
+  let answer!: (value: Response) => void
+  let fail!: (error: unknown) => void
+  const promise = new Promise<Response>((resolve, reject) => {
+    answer = resolve
+    fail = reject
+  })
+  return { promise, answer: () => answer(new Response('ok')), fail }
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve))
+
+describe('createRequestGate', () => {
+  it('holds at most `limit` requests in flight; the others start in order of arrival as slots free', async () => {
+    const gate = createRequestGate(2)
+    const requests = Array.from({ length: 5 }, pending)
+    const started: number[] = []
+    const results = requests.map((r, i) =>
+      gate.run(undefined, () => {
+        started.push(i)
+        return r.promise
+      }),
+    )
+    await tick()
+    expect(started).toEqual([0, 1])
+    expect([gate.inFlight, gate.waiting]).toEqual([2, 3])
+    requests[1]?.answer()
+    await tick()
+    expect(started).toEqual([0, 1, 2])
+    requests[0]?.fail(new Error('reset'))
+    await tick()
+    expect(started).toEqual([0, 1, 2, 3])
+    for (const r of requests) r.answer()
+    await tick()
+    expect(started).toEqual([0, 1, 2, 3, 4])
+    await expect(results[0]).rejects.toThrow('reset')
+    for (const r of results.slice(1)) await expect(r).resolves.toBeInstanceOf(Response)
+    expect([gate.inFlight, gate.waiting]).toEqual([0, 0])
+  })
+
+  it('a waiting request whose signal aborts leaves the queue with the reason, and never starts', async () => {
+    const gate = createRequestGate(1)
+    const first = pending()
+    const running = gate.run(undefined, () => first.promise)
+    const controller = new AbortController()
+    let startedLate = false
+    const waiting = gate.run(controller.signal, async () => {
+      startedLate = true
+      return new Response('late')
+    })
+    await tick()
+    expect(gate.waiting).toBe(1)
+    controller.abort(new Error('caller left'))
+    await expect(waiting).rejects.toThrow('caller left')
+    expect(gate.waiting).toBe(0)
+    first.answer()
+    await running
+    await tick()
+    expect(startedLate).toBe(false)
+    expect(gate.inFlight).toBe(0)
+  })
+
+  it('refuses at once a request whose signal has already aborted', async () => {
+    const gate = createRequestGate(1)
+    const controller = new AbortController()
+    controller.abort(new Error('gone'))
+    await expect(gate.run(controller.signal, async () => new Response('x'))).rejects.toThrow('gone')
+    expect(gate.inFlight).toBe(0)
+  })
+
+  it('frees the slot when starting the request throws synchronously', async () => {
+    const gate = createRequestGate(1)
+    await expect(
+      gate.run(undefined, () => {
+        throw new Error('bad request')
+      }),
+    ).rejects.toThrow('bad request')
+    await expect(gate.run(undefined, async () => new Response('next'))).resolves.toBeInstanceOf(Response)
+  })
+})
