@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest'
-import { createRequestGate } from './request-gate.ts'
+import { describe, expect, it, vi } from 'vitest'
+import { createRequestGate, UNREAD_BODY_MS } from './request-gate.ts'
 
 /** A request the test answers by hand. */
 function pending() {
@@ -12,19 +12,26 @@ function pending() {
   return { promise, answer: () => answer(new Response('ok')), fail }
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve))
+/** A few turns of the event loop (a body's end frees its slot on the next turn). */
+const tick = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+}
 
 describe('createRequestGate', () => {
   it('holds at most `limit` requests in flight; the others start in order of arrival as slots free', async () => {
     const gate = createRequestGate(2)
     const requests = Array.from({ length: 5 }, pending)
     const started: number[] = []
+    // Each caller reads its answer's body, as the client does.
     const results = requests.map((r, i) =>
-      gate.run(undefined, () => {
-        started.push(i)
-        return r.promise
-      }),
+      gate
+        .run(undefined, () => {
+          started.push(i)
+          return r.promise
+        })
+        .then((response) => response.text()),
     )
+    for (const r of results) r.catch(() => undefined)
     await tick()
     expect(started).toEqual([0, 1])
     expect([gate.inFlight, gate.waiting]).toEqual([2, 3])
@@ -38,14 +45,14 @@ describe('createRequestGate', () => {
     await tick()
     expect(started).toEqual([0, 1, 2, 3, 4])
     await expect(results[0]).rejects.toThrow('reset')
-    for (const r of results.slice(1)) await expect(r).resolves.toBeInstanceOf(Response)
+    for (const r of results.slice(1)) await expect(r).resolves.toBe('ok')
     expect([gate.inFlight, gate.waiting]).toEqual([0, 0])
   })
 
   it('a waiting request whose signal aborts leaves the queue with the reason, and never starts', async () => {
     const gate = createRequestGate(1)
     const first = pending()
-    const running = gate.run(undefined, () => first.promise)
+    const running = gate.run(undefined, () => first.promise).then((response) => response.text())
     const controller = new AbortController()
     let startedLate = false
     const waiting = gate.run(controller.signal, async () => {
@@ -64,6 +71,39 @@ describe('createRequestGate', () => {
     expect(gate.inFlight).toBe(0)
   })
 
+  it('holds the slot until the body is read to its end (its connection is busy until then)', async () => {
+    const gate = createRequestGate(1)
+    const first = await gate.run(undefined, async () => new Response('first body'))
+    let secondStarted = false
+    const second = gate.run(undefined, async () => {
+      secondStarted = true
+      return new Response('second')
+    })
+    await tick()
+    expect(secondStarted).toBe(false)
+    expect(await first.text()).toBe('first body')
+    await tick()
+    expect(secondStarted).toBe(true)
+    expect(await (await second).text()).toBe('second')
+  })
+
+  it('frees the slot of a cancelled body, of a bodiless answer, and of a body nobody reads (after a grace)', async () => {
+    const gate = createRequestGate(1)
+    const cancelled = await gate.run(undefined, async () => new Response('never read'))
+    await cancelled.body?.cancel()
+    const empty = await gate.run(undefined, async () => new Response(null, { status: 204 }))
+    expect(empty.status).toBe(204)
+    vi.useFakeTimers()
+    try {
+      await gate.run(undefined, async () => new Response('forgotten'))
+      expect(gate.inFlight).toBe(1)
+      vi.advanceTimersByTime(UNREAD_BODY_MS)
+      expect(gate.inFlight).toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('refuses at once a request whose signal has already aborted', async () => {
     const gate = createRequestGate(1)
     const controller = new AbortController()
@@ -79,6 +119,8 @@ describe('createRequestGate', () => {
         throw new Error('bad request')
       }),
     ).rejects.toThrow('bad request')
-    await expect(gate.run(undefined, async () => new Response('next'))).resolves.toBeInstanceOf(Response)
+    await expect(gate.run(undefined, async () => new Response('next')).then((r) => r.text())).resolves.toBe(
+      'next',
+    )
   })
 })

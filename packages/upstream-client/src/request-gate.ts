@@ -1,15 +1,63 @@
 /**
  * A bound on requests in flight to the runtime: at most `limit` at once, the rest wait in order
  * of arrival. A waiting request whose signal aborts leaves the queue at once (rejected with the
- * signal's reason, as `fetch` would). A slot is held until the response's headers arrive (or the
- * request fails): the runtime answers small JSON bodies that are read right away, so the number of
- * connections stays close to the bound, whatever the number of callers.
+ * signal's reason, as `fetch` would). A slot is held until the response's body has been read to
+ * its end, cancelled or failed (its connection is busy until then), or the request failed; a body
+ * nobody reads frees its slot after {@link UNREAD_BODY_MS}, so a forgotten response cannot shrink
+ * the bound for good.
  */
 export interface RequestGate {
   run(signal: AbortSignal | null | undefined, start: () => Promise<Response>): Promise<Response>
   /** Requests sent and not answered yet, and requests waiting for a slot (for tests and metrics). */
   readonly inFlight: number
   readonly waiting: number
+}
+
+/** How long a response body nobody reads keeps its slot. */
+export const UNREAD_BODY_MS = 10_000
+
+// Statuses whose responses have no body (a Response cannot be built with one).
+const NULL_BODY = new Set([101, 204, 205, 304])
+
+/** The response, with `release` called once its body is done (or after {@link UNREAD_BODY_MS}). */
+function releasedWithBody(response: Response, release: () => void): Response {
+  const source = response.body
+  if (!source || NULL_BODY.has(response.status)) {
+    release()
+    return response
+  }
+  const timer = setTimeout(release, UNREAD_BODY_MS)
+  timer.unref?.()
+  const done = (): void => {
+    clearTimeout(timer)
+    // On the next turn: the HTTP client frees the connection just after the body's last chunk,
+    // and a request started at once would find it busy and open another.
+    setImmediate(release)
+  }
+  const reader = source.getReader()
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const chunk = await reader.read()
+        if (chunk.done) {
+          done()
+          controller.close()
+        } else controller.enqueue(chunk.value)
+      } catch (error) {
+        done()
+        controller.error(error)
+      }
+    },
+    cancel(reason) {
+      done()
+      return reader.cancel(reason)
+    },
+  })
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
 }
 
 export function createRequestGate(limit: number): RequestGate {
@@ -44,10 +92,17 @@ export function createRequestGate(limit: number): RequestGate {
   return {
     async run(signal, start) {
       await acquire(signal)
-      try {
-        return await start()
-      } finally {
+      let released = false
+      const release = (): void => {
+        if (released) return
+        released = true
         next()
+      }
+      try {
+        return releasedWithBody(await start(), release)
+      } catch (error) {
+        release()
+        throw error
       }
     },
     get inFlight() {
