@@ -1,5 +1,6 @@
 // Handle kinds and their lifetimes, and the options of `createHandleCodec`, checked once at creation.
 
+import type { CryptoBackend } from './aead.ts'
 import { MAX_TIMESTAMP_MS } from './handle-format.ts'
 import { copySecret } from './web-crypto.ts'
 
@@ -52,6 +53,11 @@ export interface HandleCodecOptions {
   lifetimesMs?: Partial<Record<HandleKind, number>>
   /** Clock in milliseconds since the epoch; defaults to `Date.now`. */
   now?: () => number
+  /**
+   * The crypto used: `auto` (default: node:crypto where the runtime offers it, else Web Crypto)
+   * or `web-crypto`. Both produce and open the same handles.
+   */
+  backend?: CryptoBackend
 }
 
 /** Options after validation. */
@@ -59,6 +65,7 @@ export interface ResolvedCodecOptions {
   secret: Uint8Array
   lifetimesMs: Readonly<Record<HandleKind, number>>
   now: () => number
+  backend: CryptoBackend
 }
 
 /**
@@ -100,7 +107,7 @@ export function readClock(now: () => number): number {
  */
 export function resolveCodecOptions(options: unknown): ResolvedCodecOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object')
-  const { secret, lifetimesMs, now } = options as Record<string, unknown>
+  const { secret, lifetimesMs, now, backend } = options as Record<string, unknown>
   const copied = copySecret(secret)
   const lifetimes: Record<HandleKind, number> = { ...DEFAULT_LIFETIMES_MS }
   if (lifetimesMs !== undefined) {
@@ -115,9 +122,12 @@ export function resolveCodecOptions(options: unknown): ResolvedCodecOptions {
     }
   }
   if (now !== undefined && typeof now !== 'function') throw new TypeError('now must be a function')
+  if (backend !== undefined && backend !== 'auto' && backend !== 'web-crypto')
+    throw new TypeError("backend must be 'auto' or 'web-crypto'")
   return {
     secret: copied,
     lifetimesMs: Object.freeze(lifetimes),
     now: (now as (() => number) | undefined) ?? Date.now,
+    backend: (backend as CryptoBackend | undefined) ?? 'auto',
   }
 }

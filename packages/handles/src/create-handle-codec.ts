@@ -1,3 +1,4 @@
+import { createHandleAead } from './aead.ts'
 import {
   checkLifetime,
   HANDLE_KINDS,
@@ -20,15 +21,7 @@ import {
   PLAINTEXT_HEADER_BYTES,
   parseHandle,
 } from './handle-format.ts'
-import {
-  aesGcmDecrypt,
-  aesGcmEncrypt,
-  cacheKey,
-  deriveHandleKey,
-  GCM_IV_BYTES,
-  randomBytes,
-  requireSubtle,
-} from './web-crypto.ts'
+import { GCM_IV_BYTES, randomBytes, requireSubtle } from './web-crypto.ts'
 
 /** How far in the future a handle's issue time may lie (clock skew between replicas). */
 export const MAX_CLOCK_SKEW_MS = 60_000
@@ -83,9 +76,9 @@ function checkKindAndIdentity(kind: unknown, identity: unknown): void {
  * const { s, m } = await codec.open('job', identity, job)
  */
 export function createHandleCodec(options: HandleCodecOptions): HandleCodec {
-  const { secret, lifetimesMs, now } = resolveCodecOptions(options)
+  const { secret, lifetimesMs, now, backend } = resolveCodecOptions(options)
   requireSubtle()
-  const key = cacheKey(deriveHandleKey(secret))
+  const aead = createHandleAead(secret, backend)
 
   return {
     async seal(kind, identity, payload, sealOptions) {
@@ -101,7 +94,7 @@ export function createHandleCodec(options: HandleCodecOptions): HandleCodec {
       // A fresh random 96-bit IV per handle. NIST SP 800-38D allows 2^32 such encryptions per
       // key before IV collisions become a concern; one handle secret seals far fewer.
       const iv = randomBytes(GCM_IV_BYTES)
-      const sealed = await aesGcmEncrypt(await key, iv, plaintext, handleAad(kind, identity))
+      const sealed = await aead.encrypt(iv, plaintext, handleAad(kind, identity))
       return formatHandle(iv, sealed)
     },
 
@@ -111,7 +104,7 @@ export function createHandleCodec(options: HandleCodecOptions): HandleCodec {
       if (!parsed.ok) throw new HandleError(parsed.code)
       const { iv, sealed } = parsed.value
       // No `cause` on authentication failures: nothing may tell a caller (or a log) why.
-      const plaintext = await aesGcmDecrypt(await key, iv, sealed, handleAad(kind, identity))
+      const plaintext = await aead.decrypt(iv, sealed, handleAad(kind, identity))
       const claims = plaintext === null ? null : decodePlaintext(plaintext)
       if (claims === null || claims.expiresAt <= claims.issuedAt) throw new HandleError('ERR_HANDLE_INVALID')
       // Time checks only after authentication, so "expired" is never said about a forgery.

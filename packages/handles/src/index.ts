@@ -1,6 +1,7 @@
 /** Opaque handle codec: AES-256-GCM, bound to a kind and an identity, expiring. */
 
 /** Options of `createHandleCodec`; handle kinds, their default lifetimes and the longest lifetime accepted. */
+export type { CryptoBackend } from './aead.ts'
 export {
   DEFAULT_LIFETIMES_MS,
   HANDLE_KINDS,
