@@ -98,6 +98,11 @@ export interface UpstreamClient {
    * below 1 000 sessions. Stops growing at 1 000 000.
    */
   listSessions(input?: ListSessionsInput, options?: CallOptions): Promise<Session[]>
+  /**
+   * `GET /session/{id}/children` (session.children): the sessions created with this one as their
+   * parent (subagents; forks are not children). 404 → `ERR_UPSTREAM_NOT_FOUND`.
+   */
+  listChildren(sessionId: string, options?: CallOptions): Promise<Session[]>
   /** `GET /session/{id}` (session.get); 404 → `ERR_UPSTREAM_NOT_FOUND`. */
   getSession(sessionId: string, options?: CallOptions): Promise<Session>
   /** `PATCH /session/{id}` with `{metadata}`. The runtime REPLACES the whole metadata object. */

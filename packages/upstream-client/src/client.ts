@@ -44,7 +44,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }),
   )
   const settleOps = {
-    listSessions: sessions.listSessions,
+    listChildren: sessions.listChildren,
     abortSession: sessions.abortSession,
     listPermissions: interactions.listPermissions,
     replyPermission: interactions.replyPermission,

@@ -20,6 +20,7 @@ type SessionOperations = Pick<
   UpstreamClient,
   | 'createSession'
   | 'listSessions'
+  | 'listChildren'
   | 'getSession'
   | 'updateSessionMetadata'
   | 'forkSession'
@@ -60,6 +61,14 @@ export function createSessionOperations(sdk: OpencodeClient, invoke: Invoke): Se
         if (page.length < limit || limit >= MAX_SESSION_PAGE) return page
       }
     },
+
+    listChildren: (sessionId, options) =>
+      invoke(
+        'session.children',
+        z.array(SessionSchema),
+        (call) => session.children({ sessionID: sessionId }, call),
+        options,
+      ),
 
     getSession: (sessionId, options) =>
       invoke('session.get', SessionSchema, (call) => session.get({ sessionID: sessionId }, call), options),

@@ -1,11 +1,10 @@
 import type { SettleResult, UpstreamClient } from './client-api.ts'
 import { UpstreamError } from './errors.ts'
 import type { CallOptions } from './invoke.ts'
-import type { Session } from './schemas.ts'
 
 type Needs = Pick<
   UpstreamClient,
-  'listSessions' | 'abortSession' | 'listPermissions' | 'replyPermission' | 'listQuestions' | 'rejectQuestion'
+  'listChildren' | 'abortSession' | 'listPermissions' | 'replyPermission' | 'listQuestions' | 'rejectQuestion'
 >
 
 /**
@@ -21,10 +20,10 @@ export async function settleSession(
   sessionId: string,
   options?: CallOptions,
 ): Promise<SettleResult> {
-  // The session first: listing every session to find the descendants can take long on a busy
-  // runtime, and an abort is worth most the sooner it lands.
+  // The session first: an abort is worth most the sooner it lands. Its descendants are found
+  // through their parents (one small request a session), never by listing every session.
   await ops.abortSession(sessionId, options)
-  const below = descendants(await ops.listSessions({}, options), sessionId)
+  const below = await descendants(ops, sessionId, options)
   for (const id of below) await ops.abortSession(id, options)
   const sessions = [sessionId, ...below]
   const targets = new Set(sessions)
@@ -47,23 +46,21 @@ export async function settleSession(
 }
 
 /** Ids of every session below `rootId` in the parentID tree, parents before children. */
-function descendants(all: readonly Session[], rootId: string): string[] {
-  const children = new Map<string, string[]>()
-  for (const session of all) {
-    if (!session.parentID) continue
-    const list = children.get(session.parentID) ?? []
-    list.push(session.id)
-    children.set(session.parentID, list)
-  }
+async function descendants(ops: Needs, rootId: string, options?: CallOptions): Promise<string[]> {
   const out: string[] = []
   const seen = new Set([rootId])
   const queue = [rootId]
   for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-    for (const child of children.get(id) ?? []) {
-      if (seen.has(child)) continue
-      seen.add(child)
-      out.push(child)
-      queue.push(child)
+    // A session deleted meanwhile has no children left to settle.
+    const children = await ops.listChildren(id, options).catch((error: unknown) => {
+      if (UpstreamError.isInstance(error) && error.code === 'ERR_UPSTREAM_NOT_FOUND') return []
+      throw error
+    })
+    for (const child of children) {
+      if (seen.has(child.id)) continue
+      seen.add(child.id)
+      out.push(child.id)
+      queue.push(child.id)
     }
   }
   return out

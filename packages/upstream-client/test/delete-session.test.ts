@@ -42,7 +42,8 @@ describe('deleteSession', () => {
     expect(calls).toEqual([
       // The abort first: it is worth most the sooner it lands.
       'POST /session/:id/abort',
-      'GET /session',
+      // Its descendants through their parent: never a listing of every session.
+      'GET /session/:id/children',
       'GET /permission',
       'GET /question',
       'POST /permission/:ask/reply',

@@ -132,6 +132,11 @@ export function createFakeHandlers(deps: FakeHandlerDeps): HttpHandler[] {
         }),
       )
     }),
+    route('get', '/session/:sessionID/children', true, (_request, { sessionID }) =>
+      session(sessionID)
+        ? json([...state.sessions.values()].filter((s) => s.parentID === sessionID))
+        : notFound('Session'),
+    ),
     route('get', '/session/:sessionID', true, (_request, { sessionID }) => {
       const found = session(sessionID)
       return found ? json(found) : notFound('Session')
