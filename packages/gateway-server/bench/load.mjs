@@ -14,12 +14,11 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { createCredentialStore } from '@sallyport/credentials'
 import { createHandleCodec } from '@sallyport/handles'
 import { startStack } from '@sallyport/testkit'
 import { createUpstreamClient } from '@sallyport/upstream-client'
-import { quantile } from './support.mjs'
+import { connect as connectTo, quantile } from './support.mjs'
 
 const argv = process.argv.slice(2)
 const flag = (name, fallback) => {
@@ -103,7 +102,7 @@ const port = await new Promise((resolve, reject) => {
   })
   child.once('exit', (code) => reject(new Error(`gateway process exited ${code}`)))
 })
-const url = `http://127.0.0.1:${port}/mcp`
+const gatewayUrl = `http://127.0.0.1:${port}`
 const gatewayPid = child.pid
 const upstream = createUpstreamClient(runtime)
 const codec = createHandleCodec({ secret: new Uint8Array(Buffer.from(secretHex, 'hex')) })
@@ -115,16 +114,8 @@ const countingFetch = async (input, init) => {
   return res
 }
 
-async function connect(i) {
-  const client = new Client({ name: `load-${i}`, version: '1' }, { versionNegotiation: { mode: 'auto' } })
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { Authorization: `Bearer ${creds[i % creds.length].key}` } },
-      fetch: countingFetch,
-    }),
-  )
-  return client
-}
+const connect = (i) =>
+  connectTo(gatewayUrl, creds[i % creds.length].key, { name: `load-${i}`, fetch: countingFetch })
 
 const call = async (client, name, args) => {
   const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })

@@ -134,6 +134,13 @@ export function ownedSessions(
     return session
   }
 
+  async function interactionOf(
+    handle: string,
+  ): Promise<{ sessionId: string; requestId: string; kind: 'permission' | 'question' }> {
+    const { s, r, k } = await open('interaction', handle)
+    return { sessionId: s, requestId: r, kind: k === 'p' ? 'permission' : 'question' }
+  }
+
   async function jobOf(handle: string): Promise<{ sessionId: string; messageId: string; startedAt: number }> {
     const { s, m, t } = await open('job', handle)
     return { sessionId: s, messageId: m, startedAt: t }
@@ -156,13 +163,10 @@ export function ownedSessions(
     loadOwned,
     jobOf,
     async openInteraction(handle) {
-      const { s, r, k } = await open('interaction', handle)
-      return { session: await loadOwned(s), requestId: r, kind: k === 'p' ? 'permission' : 'question' }
+      const { sessionId, requestId, kind } = await interactionOf(handle)
+      return { session: await loadOwned(sessionId), requestId, kind }
     },
-    async interactionOf(handle) {
-      const { s, r, k } = await open('interaction', handle)
-      return { sessionId: s, requestId: r, kind: k === 'p' ? 'permission' : 'question' }
-    },
+    interactionOf,
     openRequestState: (handle) => open('request_state', handle),
     async openMessage(handle, sessionId) {
       const { s, m } = await open('message', handle)
