@@ -183,6 +183,17 @@ describe('waiters on one session share the upstream reads', () => {
     expect(readTurn(rt.port, SESSION.id, { sequence: 1 })).not.toBe(fresh)
   })
 
+  it('a fresh read (after a change this caller made, before its event came) never shares one in flight', async () => {
+    const rt = countingRuntime({ countsEvents: true })
+    const early = readTurn(rt.port, SESSION.id) // started before the caller's change
+    early.catch(() => undefined)
+    rt.complete() // e.g. the question was answered: no event has arrived yet
+    const fresh = readTurn(rt.port, SESSION.id, { fresh: true })
+    expect(fresh).not.toBe(early)
+    expect((await fresh).status).toBe('idle')
+    await early
+  })
+
   it('a confirming read is always a new one, started after the read it confirms', async () => {
     const rt = countingRuntime({ countsEvents: true })
     const first = await readTurn(rt.port, SESSION.id)
