@@ -56,7 +56,7 @@ for (const rule of SCREEN_RULES) {
   else if (rule.test.kind === 'all') for (const pattern of rule.test.patterns) PATTERNS.add(pattern)
 }
 interface Prefilter {
-  /** The indexes of its required literal sets in LITERAL_SETS. */
+  /** The indexes of its required literal sets in the index. */
   readonly gate: readonly number[]
   /**
    * The same for a test on `clean`, whose literal sets are read in `plain` instead (one view
@@ -64,12 +64,9 @@ interface Prefilter {
    * `plain` (`clean` lower-cased, blanks collapsed) holds wherever `clean` holds the literal.
    */
   readonly cleanGate: readonly number[]
-  /** Its start group in START_GROUPS, and the pattern made sticky, or undefined. */
+  /** Its start group in the index, and the pattern made sticky, or undefined. */
   readonly start?: { readonly group: number; readonly sticky: RegExp }
 }
-const PREFILTERS = new Map<RegExp, Prefilter>()
-const LITERAL_SETS: string[][] = []
-const START_GROUPS: string[][] = []
 /** A literal's longest piece without blanks, lower-cased; undefined for one that is not ASCII or only blanks. */
 function inPlain(literal: string): string | undefined {
   if (Buffer.byteLength(literal, 'utf8') !== literal.length) return undefined
@@ -77,25 +74,43 @@ function inPlain(literal: string): string | undefined {
   for (const piece of literal.toLowerCase().split(/\s+/)) if (piece.length > longest.length) longest = piece
   return longest.length > 0 ? longest : undefined
 }
-for (const pattern of PATTERNS) {
-  const sets = requiredLiterals(pattern) ?? []
-  const gate = sets.map((set) => LITERAL_SETS.push([...set]) - 1)
-  const cleanGate: number[] = []
-  for (const set of sets) {
-    const pieces = set.map(inPlain)
-    if (pieces.every((piece) => piece !== undefined))
-      cleanGate.push(LITERAL_SETS.push(pieces as string[]) - 1)
-  }
-  const starts = startLiterals(pattern)
-  const start = starts?.every((literal) => literal.length >= 2)
-    ? {
-        group: START_GROUPS.push([...starts]) - 1,
-        sticky: new RegExp(pattern.source, `${pattern.flags.replace('g', '')}y`),
-      }
-    : undefined
-  PREFILTERS.set(pattern, { gate, cleanGate, start })
+/**
+ * The prefilters of every pattern and the literal index over all of them. Built on the first
+ * screening, not when the module loads: deriving the literals from the patterns takes a fifth of
+ * a second and allocates tens of megabytes of short-lived objects, which would otherwise grow the
+ * young generation of an idle gateway to its maximum before it has screened anything.
+ */
+interface Prefilters {
+  readonly byPattern: ReadonlyMap<RegExp, Prefilter>
+  readonly index: LiteralIndex
 }
-const INDEX = new LiteralIndex(LITERAL_SETS, START_GROUPS)
+let built: Prefilters | undefined
+function prefilters(): Prefilters {
+  if (built !== undefined) return built
+  const byPattern = new Map<RegExp, Prefilter>()
+  const literalSets: string[][] = []
+  const startGroups: string[][] = []
+  for (const pattern of PATTERNS) {
+    const sets = requiredLiterals(pattern) ?? []
+    const gate = sets.map((set) => literalSets.push([...set]) - 1)
+    const cleanGate: number[] = []
+    for (const set of sets) {
+      const pieces = set.map(inPlain)
+      if (pieces.every((piece) => piece !== undefined))
+        cleanGate.push(literalSets.push(pieces as string[]) - 1)
+    }
+    const starts = startLiterals(pattern)
+    const start = starts?.every((literal) => literal.length >= 2)
+      ? {
+          group: startGroups.push([...starts]) - 1,
+          sticky: new RegExp(pattern.source, `${pattern.flags.replace('g', '')}y`),
+        }
+      : undefined
+    byPattern.set(pattern, { gate, cleanGate, start })
+  }
+  built = { byPattern, index: new LiteralIndex(literalSets, startGroups) }
+  return built
+}
 
 // The memory of the views of the input (0) and of what it hides, at each depth of unwrapping.
 const SCRATCH = Array.from({ length: SCREEN_LIMITS.maxDecodeDepth + 1 }, () => new Scratch())
@@ -113,7 +128,7 @@ class Views {
     const text = this.n[view]
     let found = this.found.get(text)
     if (found === undefined) {
-      found = INDEX.search(unitsOf(this.n, view))
+      found = prefilters().index.search(unitsOf(this.n, view))
       this.found.set(text, found)
     }
     return found
@@ -121,7 +136,7 @@ class Views {
 
   test(pattern: RegExp, view: ScreenView): boolean {
     const text = this.n[view]
-    const prefilter = this.exhaustive ? undefined : PREFILTERS.get(pattern)
+    const prefilter = this.exhaustive ? undefined : prefilters().byPattern.get(pattern)
     if (prefilter === undefined) return pattern.test(text)
     if (view === 'clean') {
       const found = this.search('plain')

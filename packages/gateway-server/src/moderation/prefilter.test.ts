@@ -312,6 +312,29 @@ describe('LiteralIndex', () => {
     )
   })
 
+  it('keeps working past 65 536 states, where its table needs 32-bit entries', () => {
+    // 300 pseudo-random literals of 240 letters (a fixed linear congruential sequence): they share
+    // little more than a first letter or two, so the trie has about 72 000 states.
+    let seed = 12345
+    const nextLetter = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return 'abcdefghijklmnopqrstuvwxyz'[seed % 26]
+    }
+    const literals = Array.from({ length: 300 }, () => Array.from({ length: 240 }, nextLetter).join(''))
+    const literal = (k: number) => literals[k] as string
+    const sets = Array.from({ length: 300 }, (_, k) => [literal(k)])
+    const index = new LiteralIndex(sets, [[literal(299)]])
+    for (const k of [0, 150, 298, 299]) {
+      const text = `xx${literal(k)}yy`
+      const found = index.search(text)
+      expect([...found.sets].flatMap((hit, set) => (hit ? [set] : []))).toEqual(
+        sets.flatMap(([l], set) => (text.includes(l as string) ? [set] : [])),
+      )
+      expect(found.starts[0]).toEqual(k === 299 ? [2] : undefined)
+    }
+    expect([...index.scan(literal(42).slice(0, 239))].some((hit) => hit === 1)).toBe(false)
+  })
+
   it('reports overlapping and nested literals (a literal inside another, a suffix of another)', () => {
     const index = new LiteralIndex([['she'], ['he'], ['hers'], ['x']])
     expect([...index.scan('ushers')]).toEqual([1, 1, 1, 0])

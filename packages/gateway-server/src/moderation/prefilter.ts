@@ -588,8 +588,11 @@ export class LiteralIndex {
   /** UTF-16 code unit → alphabet index; 0 is every code unit no literal uses (one lookup, no map). */
   private readonly alphabet = new Uint8Array(0x10000)
   private readonly width: number
-  /** state × alphabet → next state. */
-  private readonly next: Uint32Array
+  /**
+   * state × alphabet → next state: 16-bit while the states fit (they do for the screening rules:
+   * about 16 000 states × 166 letters, 5 MB instead of 10).
+   */
+  private readonly next: Uint16Array | Uint32Array
   /** state → index in `outputs` of what it completes (0: nothing). */
   private readonly output: Uint32Array
   /** The sets each output completes a literal of. */
@@ -602,76 +605,113 @@ export class LiteralIndex {
   constructor(sets: readonly (readonly string[])[], starts: readonly (readonly string[])[] = []) {
     this.count = sets.length
     this.groups = starts.length
-    let letters = 1
-    const letter = (code: number): number => {
-      if (this.alphabet[code] === 0) this.alphabet[code] = letters++
-      return this.alphabet[code] as number
-    }
-    // The trie of every literal; `ends` holds what each state completes: a set `s` as `s`, the
-    // start literal numbered `k` as `-1 - k` (its group and length in `startGroup`/`startLength`).
-    const children: Array<Map<number, number>> = [new Map()]
-    const ends: Array<Set<number>> = [new Set()]
-    const add = (literal: string, tag: number): void => {
-      let state = 0
-      for (let i = 0; i < literal.length; i++) {
-        const a = letter(literal.charCodeAt(i))
-        let child = children[state]?.get(a)
-        if (child === undefined) {
-          child = children.length
-          children.push(new Map())
-          ends.push(new Set())
-          children[state]?.set(a, child)
-        }
-        state = child
+    // Every literal with its tag: a set `s` as `s`, the start literal numbered `k` as `-1 - k`
+    // (its group and length in `startGroup`/`startLength`).
+    const literals: string[] = []
+    const tags: number[] = []
+    sets.forEach((members, set) => {
+      for (const literal of members) {
+        literals.push(literal)
+        tags.push(set)
       }
-      ends[state]?.add(tag)
-    }
-    sets.forEach((literals, set) => {
-      for (const literal of literals) add(literal, set)
     })
     const startGroup: number[] = []
     const startLength: number[] = []
-    starts.forEach((literals, group) => {
-      for (const literal of new Set(literals)) {
+    starts.forEach((members, group) => {
+      for (const literal of new Set(members)) {
         if (literal.length === 0) throw new RangeError('LiteralIndex: an empty start literal')
-        add(literal, -1 - startGroup.length)
+        literals.push(literal)
+        tags.push(-1 - startGroup.length)
         startGroup.push(group)
         startLength.push(literal.length)
       }
     })
-    if (letters > 255) throw new RangeError('LiteralIndex: more than 254 distinct characters')
+    // The alphabet first, so the trie can be built straight into rows of the final width.
+    let letters = 1
+    for (const literal of literals)
+      for (let i = 0; i < literal.length; i++) {
+        const code = literal.charCodeAt(i)
+        if (this.alphabet[code] === 0) {
+          if (letters === 255) throw new RangeError('LiteralIndex: more than 254 distinct characters')
+          this.alphabet[code] = letters++
+        }
+      }
     this.width = letters
-    const states = children.length
-    this.next = new Uint32Array(states * letters)
+    // The trie as linked lists of edges in typed arrays (at most one state per literal character):
+    // a few arrays of garbage rather than a map per state, and the automaton's table is then
+    // allocated once, at its exact size.
+    let capacity = 1
+    for (const literal of literals) capacity += literal.length
+    const firstEdge = new Int32Array(capacity).fill(-1)
+    const nextEdge = new Int32Array(capacity)
+    const edgeLetter = new Uint8Array(capacity)
+    const edgeChild = new Uint32Array(capacity)
+    let states = 1
+    const childOf = (state: number, a: number): number => {
+      for (let e = firstEdge[state] as number; e >= 0; e = nextEdge[e] as number)
+        if (edgeLetter[e] === a) return edgeChild[e] as number
+      return 0
+    }
+    /** state → the tags it completes itself (sparse: most states complete nothing). */
+    const ends = new Map<number, number[]>()
+    literals.forEach((literal, k) => {
+      let state = 0
+      for (let i = 0; i < literal.length; i++) {
+        const a = this.alphabet[literal.charCodeAt(i)] as number
+        let child = childOf(state, a)
+        if (child === 0) {
+          child = states++
+          const e = child - 1
+          edgeLetter[e] = a
+          edgeChild[e] = child
+          nextEdge[e] = firstEdge[state] as number
+          firstEdge[state] = e
+        }
+        state = child
+      }
+      const tag = tags[k] as number
+      const list = ends.get(state)
+      if (list === undefined) ends.set(state, [tag])
+      else if (!list.includes(tag)) list.push(tag)
+    })
+    const next = states <= 0x10000 ? new Uint16Array(states * letters) : new Uint32Array(states * letters)
+    this.next = next
     this.output = new Uint32Array(states)
     // Breadth first: each state's failure state is complete before the state itself, and what a
     // state completes includes what its failure state completes (the literals that are suffixes).
     const fail = new Uint32Array(states)
-    const queue: number[] = []
-    for (let a = 0; a < letters; a++) {
-      const child = children[0]?.get(a) ?? 0
-      this.next[a] = child
-      if (child !== 0) queue.push(child)
+    /** state → everything it completes, its failure states' tags included (sparse). */
+    const merged = new Map<number, number[]>()
+    const queue = new Uint32Array(states)
+    let tail = 0
+    for (let e = firstEdge[0] as number; e >= 0; e = nextEdge[e] as number) {
+      next[edgeLetter[e] as number] = edgeChild[e] as number
+      queue[tail++] = edgeChild[e] as number
     }
-    const merged: Array<Set<number>> = ends.map((e) => new Set(e))
-    for (let head = 0; head < queue.length; head++) {
+    for (let head = 0; head < tail; head++) {
       const state = queue[head] as number
-      for (const tag of merged[fail[state] as number] as Set<number>) merged[state]?.add(tag)
+      const failState = fail[state] as number
+      const own = ends.get(state)
+      const inherited = merged.get(failState)
+      const found =
+        own === undefined ? inherited : inherited === undefined ? own : [...new Set([...own, ...inherited])]
+      if (found !== undefined) merged.set(state, found)
       // The failure state's row (complete, as it is shallower), with this state's children over it.
-      const from = (fail[state] as number) * letters
-      this.next.copyWithin(state * letters, from, from + letters)
-      for (const [a, child] of children[state] as Map<number, number>) {
-        fail[child] = this.next[from + a] as number
-        this.next[state * letters + a] = child
-        queue.push(child)
+      const from = failState * letters
+      const row = state * letters
+      next.copyWithin(row, from, from + letters)
+      for (let e = firstEdge[state] as number; e >= 0; e = nextEdge[e] as number) {
+        const a = edgeLetter[e] as number
+        const child = edgeChild[e] as number
+        fail[child] = next[from + a] as number
+        next[row + a] = child
+        queue[tail++] = child
       }
-      const found = merged[state] as Set<number>
-      if (found.size > 0) {
+      if (found !== undefined && found.length > 0) {
         this.output[state] = this.outputs.length
-        const tags = [...found]
-        this.outputs.push(tags.filter((tag) => tag >= 0))
+        this.outputs.push(found.filter((tag) => tag >= 0))
         this.startOutputs.push(
-          tags
+          found
             .filter((tag) => tag < 0)
             .flatMap((tag) => [startGroup[-1 - tag], startLength[-1 - tag]] as number[]),
         )
