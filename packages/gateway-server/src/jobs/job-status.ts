@@ -82,7 +82,7 @@ export async function settleJob(
   job: JobKey,
   first?: Promise<TurnSnapshot>,
 ): Promise<Settled> {
-  let snapshot = await (first ?? readTurn(ctx.runtime, sessionId))
+  let snapshot = await (first ?? readTurn(ctx.runtime, sessionId, { outcomeOf: job.messageId }))
   let derived = deriveJob(ctx, sessionId, job, snapshot)
   for (let round = 0; round < CONFIRM_ROUNDS && isInferred(derived); round++) {
     const again = await readTurn(ctx.runtime, sessionId, { after: snapshot })
@@ -248,7 +248,10 @@ export async function waitForJob(
         const reads =
           early && (!wake || early.sequence >= wake.sequence)
             ? Promise.resolve(early)
-            : readTurn(ctx.runtime, session.id, wake && { sequence: wake.sequence })
+            : readTurn(ctx.runtime, session.id, {
+                ...(wake && { sequence: wake.sequence }),
+                outcomeOf: job.messageId,
+              })
         let status: JobStatus
         try {
           status = await jobStatus(ctx, session, job, reads)

@@ -207,3 +207,63 @@ describe('waiters on one session share the upstream reads', () => {
     await next
   })
 })
+
+describe('the outcome of a finished run is read with the messages', () => {
+  /** A port whose messages read is held open until `release()`; logs when each read starts. */
+  function heldRuntime(status: RuntimeStatus) {
+    const log: string[] = []
+    let release: () => void = () => undefined
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const port = {
+      eventSequence: () => 0,
+      statusOf: async () => {
+        log.push('status')
+        return status
+      },
+      messages: async () => {
+        log.push('messages')
+        await held
+        log.push('messages done')
+        return [user]
+      },
+      permissions: async () => [],
+      questions: async () => [],
+      messageDiff: async (_s: string, messageId: string) => {
+        log.push(`diff ${messageId}`)
+        return []
+      },
+      todos: async () => {
+        log.push('todos')
+        return []
+      },
+    } as unknown as RuntimePort
+    return { port, log, release }
+  }
+
+  it('an idle session: the diff and todos of the runs asked about start before the messages are in', async () => {
+    const rt = heldRuntime('idle')
+    const read = readTurn(rt.port, SESSION.id, { outcomeOf: 'msg_u' })
+    // A second reader of the same flight, for another run, joins before the status is known.
+    expect(readTurn(rt.port, SESSION.id, { outcomeOf: 'msg_v' })).toBe(read)
+    await settle()
+    expect(rt.log).toEqual(['status', 'diff msg_u', 'todos', 'diff msg_v', 'todos', 'messages'])
+    rt.release()
+    const snapshot = await read
+    const before = rt.log.length
+    await snapshot.outcome('msg_u')
+    await snapshot.outcome('msg_v')
+    // Asked again: the reads already made, none new.
+    expect(rt.log.length).toBe(before)
+  })
+
+  it('a busy session: nothing but the run state is read (a run going on has no outcome yet)', async () => {
+    const rt = heldRuntime('busy')
+    const read = readTurn(rt.port, SESSION.id, { outcomeOf: 'msg_u' })
+    await settle()
+    rt.release()
+    await read
+    expect(rt.log).toEqual(['status', 'messages', 'messages done'])
+  })
+})

@@ -21,6 +21,10 @@ import type { TurnMessage } from './derive-job-state.js'
 // in flight that started after the event serves them all, so N waiters cost one read per event
 // instead of N. Only reads in flight are shared, never a finished one: a finished read may be
 // older than a change whose event has not arrived yet.
+//
+// What a finished job reports (its diff and the todos) is read together with the messages as soon
+// as the status shows the session idle, for the jobs the readers asked about (`ReadNeed.outcomeOf`):
+// a waiter woken by the end of a run answers after one round of reads, not two.
 
 /** One consistent read of a session's run: status, then messages, then pending asks. */
 export interface TurnSnapshot {
@@ -47,6 +51,11 @@ export interface ReadNeed {
   after?: TurnSnapshot
   /** The read must start now: it shares no read in flight (one that began before a change this caller made). */
   fresh?: boolean
+  /**
+   * The run (its message id) the caller will want the outcome of if it is over: read with the
+   * messages when the status shows the session idle, instead of after them.
+   */
+  outcomeOf?: string
 }
 
 interface Flight {
@@ -54,6 +63,8 @@ interface Flight {
   sequence: number
   /** Reads finished when it started. */
   finishedBefore: number
+  /** The runs whose outcome its readers want (see `ReadNeed.outcomeOf`). */
+  outcomesWanted: Set<string>
   promise: Promise<TurnSnapshot>
 }
 
@@ -92,14 +103,16 @@ export function readTurn(
     flight.sequence >= (need.sequence ?? sequence) &&
     flight.finishedBefore >= (need.after?.finished ?? 0)
   ) {
+    if (need.outcomeOf !== undefined) flight.outcomesWanted.add(need.outcomeOf)
     return flight.promise
   }
   const started: Flight = {
     sequence: sequence ?? Number.NEGATIVE_INFINITY,
     finishedBefore: registry.finished,
+    outcomesWanted: new Set(need.outcomeOf === undefined ? [] : [need.outcomeOf]),
     promise: Promise.resolve(undefined as never),
   }
-  started.promise = readOnce(runtime, sessionId, started.sequence, () => ++registry.finished).finally(() => {
+  started.promise = readOnce(runtime, sessionId, started, () => ++registry.finished).finally(() => {
     if (registry.flights.get(sessionId) === started) registry.flights.delete(sessionId)
   })
   registry.flights.set(sessionId, started)
@@ -109,32 +122,35 @@ export function readTurn(
 async function readOnce(
   runtime: RuntimePort,
   sessionId: string,
-  sequence: number,
+  flight: Flight,
   finish: () => number,
 ): Promise<TurnSnapshot> {
+  const outcomes = new Map<string, Promise<[RuntimeFileDiff[], RuntimeTodo[]]>>()
+  const outcome = (messageId: string): Promise<[RuntimeFileDiff[], RuntimeTodo[]]> => {
+    let read = outcomes.get(messageId)
+    if (!read) {
+      read = Promise.all([runtime.messageDiff(sessionId, messageId), runtime.todos(sessionId)])
+      outcomes.set(messageId, read)
+      // A failed read is not kept: the next caller asks again.
+      read.catch(() => outcomes.delete(messageId))
+    }
+    return read
+  }
   const status = await runtime.statusOf(sessionId)
+  // Idle: every run is over, so the outcome of the runs asked about is read beside the messages.
+  if (status === 'idle') for (const messageId of flight.outcomesWanted) outcome(messageId)
   const messages = await runtime.messages(sessionId)
   const [permissions, questions] =
     status === 'idle'
       ? [[], []]
       : await Promise.all([runtime.permissions(sessionId), runtime.questions(sessionId)])
-  const outcomes = new Map<string, Promise<[RuntimeFileDiff[], RuntimeTodo[]]>>()
   return {
     status,
     messages,
     permissions,
     questions,
     finished: finish(),
-    sequence,
-    outcome(messageId) {
-      let outcome = outcomes.get(messageId)
-      if (!outcome) {
-        outcome = Promise.all([runtime.messageDiff(sessionId, messageId), runtime.todos(sessionId)])
-        outcomes.set(messageId, outcome)
-        // A failed read is not kept: the next caller asks again.
-        outcome.catch(() => outcomes.delete(messageId))
-      }
-      return outcome
-    },
+    sequence: flight.sequence,
+    outcome,
   }
 }

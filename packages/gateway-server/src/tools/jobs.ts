@@ -135,7 +135,7 @@ export function jobGetTool(ctx: RoundContext): ToolDefinition<typeof JobGetInput
       if (isRetry(call.rounds)) return continueRound(ctx, call.rounds, call.screened, signal)
       const ref = await ctx.owned.jobOf(job)
       // Start the state reads together with the ownership check; used only once it passes.
-      const prefetched = readJobState(ctx, ref.sessionId)
+      const prefetched = readJobState(ctx, ref.sessionId, { outcomeOf: ref.messageId })
       prefetched.catch(() => undefined)
       const session = await ctx.owned.loadOwned(ref.sessionId)
       return waitWithForms(ctx, call.rounds, session, ref, {
