@@ -16,6 +16,7 @@ import type {
   ProviderList,
   QuestionRequest,
   Session,
+  SessionListItem,
   SessionStatusMap,
   Todo,
 } from './schemas.ts'
@@ -36,6 +37,14 @@ export interface ListSessionsInput {
   readonly roots?: boolean
   /** Title substring. */
   readonly search?: string
+}
+
+/** One page of {@link UpstreamClient.listSessionPage}: the runtime's own filters of `GET /session`. */
+export interface ListSessionPageInput extends ListSessionsInput {
+  /** At most this many sessions, the most recently updated ones (a positive integer). */
+  readonly limit: number
+  /** Only sessions updated at or after this time (ms). */
+  readonly start?: number
 }
 
 /** Paging of {@link UpstreamClient.listMessages}. */
@@ -98,6 +107,13 @@ export interface UpstreamClient {
    * below 1 000 sessions. Stops growing at 1 000 000.
    */
   listSessions(input?: ListSessionsInput, options?: CallOptions): Promise<Session[]>
+  /**
+   * ONE `GET /session` page: the `limit` most recently updated sessions (updated ≥ `start` when
+   * given), newest update first as the runtime sorts them (ties in no defined order), each
+   * validated with the lean {@link SessionListItemSchema}. For listers that stop early.
+   * @throws RangeError when `limit` is not a positive integer.
+   */
+  listSessionPage(input: ListSessionPageInput, options?: CallOptions): Promise<SessionListItem[]>
   /**
    * `GET /session/{id}/children` (session.children): the sessions created with this one as their
    * parent (subagents; forks are not children). 404 → `ERR_UPSTREAM_NOT_FOUND`.

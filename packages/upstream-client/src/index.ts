@@ -11,6 +11,7 @@ export { createUpstreamClient } from './client.ts'
 export type {
   CreateSessionInput,
   ListMessagesInput,
+  ListSessionPageInput,
   ListSessionsInput,
   MessagePage,
   PermissionReply,
@@ -75,6 +76,8 @@ export {
   type SessionEvent,
   SessionEventSchema,
   type SessionEventType,
+  type SessionListItem,
+  SessionListItemSchema,
   SessionSchema,
   type SessionStatus,
   type SessionStatusMap,

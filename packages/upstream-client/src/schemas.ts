@@ -41,6 +41,21 @@ export const SessionSchema = z.looseObject({
 })
 export type Session = z.infer<typeof SessionSchema>
 
+/**
+ * A session as one page of `GET /session` gives it to a lister: only the fields a listing reads
+ * (id, title, parent, ownership metadata, summary counts, times), everything else DROPPED rather
+ * than copied, so a page of thousands of records is validated and kept at a fraction of the cost.
+ */
+export const SessionListItemSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  parentID: z.string().optional(),
+  metadata: metadata.optional(),
+  summary: z.object({ additions: z.number(), deletions: z.number(), files: z.number() }).optional(),
+  time: z.object({ created: z.number(), updated: z.number() }),
+})
+export type SessionListItem = z.infer<typeof SessionListItemSchema>
+
 /** One session's state in `GET /session/status`. Idle sessions are absent from that map. */
 export const SessionStatusSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('idle') }),

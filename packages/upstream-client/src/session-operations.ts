@@ -6,6 +6,7 @@ import {
   BooleanResultSchema,
   FileDiffSchema,
   MessageSchema,
+  SessionListItemSchema,
   SessionSchema,
   SessionStatusMapSchema,
   TodoSchema,
@@ -20,6 +21,7 @@ type SessionOperations = Pick<
   UpstreamClient,
   | 'createSession'
   | 'listSessions'
+  | 'listSessionPage'
   | 'listChildren'
   | 'getSession'
   | 'updateSessionMetadata'
@@ -60,6 +62,20 @@ export function createSessionOperations(sdk: OpencodeClient, invoke: Invoke): Se
         )
         if (page.length < limit || limit >= MAX_SESSION_PAGE) return page
       }
+    },
+
+    async listSessionPage(input, options) {
+      const { limit, start } = input
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer')
+      if (start !== undefined && !Number.isFinite(start))
+        throw new RangeError('start must be a finite number')
+      return invoke(
+        'session.list',
+        z.array(SessionListItemSchema),
+        (call) =>
+          session.list({ roots: input.roots ? true : undefined, search: input.search, start, limit }, call),
+        options,
+      )
     },
 
     listChildren: (sessionId, options) =>

@@ -222,3 +222,51 @@ describe('listSessions against the runtime’s 100-session default limit', () =>
     expect(roots.every((s) => s.parentID === undefined)).toBe(true)
   })
 })
+
+describe('listSessionPage: one GET /session page with the runtime’s filters', () => {
+  const seed = (n: number, updated: number, parentID?: string) => {
+    const s = fake.addSession({ title: `paged ${n}`, metadata: { owner: n }, ...(parentID && { parentID }) })
+    fake.state.sessions.set(s.id, { ...s, time: { created: updated, updated } })
+    return s.id
+  }
+
+  it('sends limit, start and roots, and returns that page newest first', async () => {
+    fake.state.sessions.clear()
+    const ids = Array.from({ length: 30 }, (_, n) => seed(n, 1_000 + n))
+    seed(99, 5_000, ids[0])
+    fake.requests.length = 0
+    const c = client()
+    const page = await c.listSessionPage({ roots: true, limit: 10 })
+    expect(page.map((s) => s.id)).toEqual([...ids].reverse().slice(0, 10))
+    const since = await c.listSessionPage({ roots: true, limit: 100, start: 1_025 })
+    expect(since.map((s) => s.time.updated)).toEqual([1_029, 1_028, 1_027, 1_026, 1_025])
+    expect(fake.requests.map((r) => r.query)).toEqual([
+      expect.objectContaining({ roots: 'true', limit: '10' }),
+      expect.objectContaining({ roots: 'true', limit: '100', start: '1025' }),
+    ])
+  })
+
+  it('keeps only the fields a listing reads', async () => {
+    fake.state.sessions.clear()
+    seed(1, 2_000)
+    const [item] = await client().listSessionPage({ limit: 5 })
+    expect(Object.keys(item ?? {}).sort()).toEqual(['id', 'metadata', 'time', 'title'])
+    expect(item?.time).toEqual({ created: 2_000, updated: 2_000 })
+  })
+
+  it.each([0, -1, 1.5, Number.NaN])('refuses limit %s before sending anything', async (limit) => {
+    fake.requests.length = 0
+    await expect(client().listSessionPage({ limit })).rejects.toThrow(RangeError)
+    expect(fake.requests).toHaveLength(0)
+  })
+
+  it('fails with ERR_UPSTREAM_SCHEMA when a used field is missing', async () => {
+    fake.state.sessions.clear()
+    const id = seed(1, 3_000)
+    const s = fake.state.sessions.get(id)
+    if (s) fake.state.sessions.set(id, { ...s, title: 42 } as never)
+    await expect(client().listSessionPage({ limit: 5 })).rejects.toMatchObject({
+      code: 'ERR_UPSTREAM_SCHEMA',
+    })
+  })
+})
