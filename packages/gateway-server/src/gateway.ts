@@ -16,6 +16,7 @@ import type { KeyResolverLike } from './principal.js'
 import { createRedactor } from './redact.js'
 import type { RuntimePort } from './runtime/port.js'
 import type { ScreeningHook } from './screening.js'
+import { cachedOwnershipSigner } from './sessions/ownership-cache.js'
 
 export const GATEWAY_VERSION = '0.1.0'
 
@@ -146,7 +147,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...(options.handleLifetimesMs && { lifetimesMs: options.handleLifetimesMs }),
     ...(options.now && { now: options.now }),
   })
-  const signer = createOwnershipSigner({ secret: options.handleSecret })
+  // Each session record is verified once per credential (a bounded cache of verdicts, each
+  // bound to the exact record it judged): listings see the same sessions again and again.
+  const signer = cachedOwnershipSigner(createOwnershipSigner({ secret: options.handleSecret }))
   if (!options.guard && !options.workspaceRoot)
     throw new TypeError('createGateway: workspaceRoot is required')
   const guard = options.guard ?? createWorkspaceGuard({ root: options.workspaceRoot as string })

@@ -100,7 +100,14 @@ export interface RuntimePort {
   }): Promise<RuntimeSession>
   /** The session, or `undefined` when the runtime does not know it (gone, or never existed). */
   getSession(id: string): Promise<RuntimeSession | undefined>
+  /** Every root session (no subagent sessions), newest update first. */
   listSessions(): Promise<RuntimeSession[]>
+  /**
+   * ONE page of root sessions as the runtime sorts them: the `limit` most recently updated
+   * (updated ≥ `start` when given), newest first, ties in no defined order. For listings that stop
+   * early (`sessions/owned-page.ts`); absent: those read `listSessions`.
+   */
+  listSessionPage?(page: { limit: number; start?: number }): Promise<RuntimeSession[]>
   setSessionMetadata(id: string, metadata: Record<string, unknown>): Promise<void>
   forkSession(id: string, messageId?: string): Promise<RuntimeSession>
   /** Aborts, rejects the session's pending asks, then deletes (no orphan asks). */

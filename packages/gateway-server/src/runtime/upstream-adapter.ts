@@ -76,6 +76,10 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
     },
     // Subagent sessions (with a parent) are never created by the gateway, so never owned.
     listSessions: async () => (await client.listSessions({ roots: true })).map(toSession),
+    listSessionPage: async ({ limit, start }) =>
+      (await client.listSessionPage({ roots: true, limit, ...(start !== undefined && { start }) })).map(
+        toSession,
+      ),
     setSessionMetadata: async (id, metadata) => {
       await client.updateSessionMetadata(id, metadata)
     },

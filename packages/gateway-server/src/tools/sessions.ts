@@ -14,6 +14,7 @@ import {
   SessionListInput,
 } from '../schemas.js'
 import type { OwnedSessions } from '../sessions/owned.js'
+import { newestOwned } from '../sessions/owned-page.js'
 import { messageViews, sessionDiff, sessionSummary, todoViews } from '../sessions/views.js'
 
 export interface SessionToolContext {
@@ -48,16 +49,17 @@ export function sessionListTool(
     hints: READ_ONLY_HINTS,
     run: async ({ limit = 20, cursor }) => {
       const offset = decodeCursor(cursor)
-      const [sessions, statuses] = await Promise.all([ctx.runtime.listSessions(), ctx.runtime.viewStatuses()])
-      const ownedFlags = await Promise.all(sessions.map((s) => ctx.owned.isOwned(s)))
-      const mine = sessions
-        .filter((_, i) => ownedFlags[i])
-        .sort((a, b) => b.time.updated - a.time.updated || (a.id < b.id ? 1 : -1))
-      const page = mine.slice(offset, offset + limit)
+      // Only as many of the newest sessions as this page needs (and one more, to know whether a
+      // next page exists) are read and verified; see sessions/owned-page.ts.
+      const [mine, statuses] = await Promise.all([
+        newestOwned(ctx.runtime, (s) => ctx.owned.isOwned(s), offset + limit),
+        ctx.runtime.viewStatuses(),
+      ])
+      const page = mine.sessions.slice(offset, offset + limit)
       const summaries = await Promise.all(
         page.map((s) => sessionSummary(ctx.owned, ctx.redactor, s, statuses.get(s.id) ?? 'idle')),
       )
-      const next = offset + limit < mine.length ? encodeCursor(offset + limit) : undefined
+      const next = mine.more ? encodeCursor(offset + limit) : undefined
       return { sessions: summaries, ...(next !== undefined && { nextCursor: next }) }
     },
   }
