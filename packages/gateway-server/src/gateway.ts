@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto'
 import { createMcpHandler } from '@modelcontextprotocol/server'
 import { createHandleCodec, createOwnershipSigner, type HandleKind } from '@sallyport/handles'
 import { createUpstreamClient } from '@sallyport/upstream-client'
 import { createWorkspaceGuard, type WorkspaceGuard } from '@sallyport/workspace-guard'
 import { type GatewayLimits, type OAuthOptions, parseAllowedOrigins } from './config.js'
 import { createApp, type GatewayApp } from './http/app.js'
+import { requestIdSource } from './http/audit.js'
 import { createCredentialLimiter, resolveLimits } from './http/limits.js'
 import { listen, type RunningServer } from './http/listen.js'
 import { createOAuthVerifier } from './http/oauth.js'
@@ -207,7 +207,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     mcp,
     logger,
     health: runtimeHealth(options.runtime, moderator, options.now ?? Date.now, options.runtimeHealthExtra),
-    newRequestId: () => randomBytes(8).toString('hex'),
+    newRequestId: requestIdSource(),
     limiter: createCredentialLimiter(limits),
     maxBatch: limits.maxBatch,
     maxRequestBodyBytes,

@@ -301,12 +301,9 @@ export function createApp(options: AppOptions): GatewayApp {
         op.errorCode = 'unknown_tool'
     })
     const scope: RequestScope = { principal, audit: book, limiter, signal }
-    const request = new Request(head.url, {
-      method: head.method,
-      headers: head.headers,
-      signal,
-      ...(body !== undefined && { body: body as Uint8Array<ArrayBuffer> }),
-    })
+    // The body is not handed over a second time: the SDK gets it parsed (`parsedBody`, for every
+    // POST) and reads nothing of the request's own.
+    const request = new Request(head.url, { method: head.method, headers: head.headers, signal })
     let response: Response
     try {
       response = await mcp.fetch(request, {
@@ -324,16 +321,22 @@ export function createApp(options: AppOptions): GatewayApp {
       settleFromResponse(book, text, contentType, response.status, complete && !signal.aborted)
       audit(book, response.status)
     }
-    return withCors(observeBody(response, book, finish), origin.origin, requestId)
+    return withCors(response, origin.origin, requestId, observeBody(response.body, book, finish))
   }
 
-  const withCors = (response: Response, origin: string | undefined, requestId: string): Response => {
+  /** The answer with the CORS headers and the request id: the one copy of a response made. */
+  const withCors = (
+    response: Response,
+    origin: string | undefined,
+    requestId: string,
+    body: ReadableStream<Uint8Array> | null = response.body,
+  ): Response => {
     // Copied entry by entry: a Headers object handed to another Headers or Response constructor
     // loses its entries when a test library has replaced the global Response (msw).
     const headers = new Headers([...response.headers])
     applyCorsHeaders(headers, origin)
     headers.set('X-Request-Id', requestId)
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+    return new Response(body, { status: response.status, statusText: response.statusText, headers })
   }
 
   async function handle(
@@ -376,21 +379,21 @@ export function createApp(options: AppOptions): GatewayApp {
 const MAX_OBSERVED_BYTES = 8 * 1024 * 1024
 
 /**
- * Passes the response body through unchanged and calls `finish` once: when its last chunk has
+ * The response body passed through unchanged, calling `finish` once: when its last chunk has
  * been read (with the body text, for settling outcomes from the answers) or when the reader
  * gave up (`complete` false). Only chunks read while some operation is still unsettled are
  * kept: an answer a handler of ours produced was settled before it was written.
  */
 function observeBody(
-  response: Response,
+  source: ReadableStream<Uint8Array> | null,
   book: AuditBook,
   finish: (text: string | undefined, complete: boolean) => void,
-): Response {
-  if (!response.body) {
+): ReadableStream<Uint8Array> | null {
+  if (!source) {
     finish(undefined, true)
-    return response
+    return null
   }
-  const reader = response.body.getReader()
+  const reader = source.getReader()
   const chunks: Uint8Array[] = []
   let kept = 0
   let done = false
@@ -400,7 +403,7 @@ function observeBody(
     finish(kept > 0 ? Buffer.concat(chunks).toString('utf8') : undefined, complete)
     chunks.length = 0
   }
-  const body = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let next: Awaited<ReturnType<typeof reader.read>>
       try {
@@ -425,10 +428,5 @@ function observeBody(
       end(false)
       return reader.cancel(reason)
     },
-  })
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: [...response.headers],
   })
 }

@@ -51,6 +51,28 @@ export function operationFields(op: OperationRecord): Record<string, unknown> {
   }
 }
 
+const hex8 = (n: number): string => n.toString(16).padStart(8, '0')
+
+/**
+ * A source of request ids for audit lines and the `X-Request-Id` header: 16 hex digits, a random
+ * prefix drawn once (and again when the counter wraps) then a counter. An id correlates lines and
+ * answers; nothing is ever authorised by one, so it need not be unguessable, and a counter spares
+ * a random draw per request. `random` fills the bytes given (Web Crypto by default).
+ */
+export function requestIdSource(
+  random: (bytes: Uint8Array) => Uint8Array = (bytes) => crypto.getRandomValues(bytes),
+): () => string {
+  let prefix = ''
+  let count = 0x1_0000_0000
+  return () => {
+    if (count > 0xffff_ffff) {
+      prefix = hex8(new DataView(random(new Uint8Array(4)).buffer).getUint32(0))
+      count = 0
+    }
+    return prefix + hex8(count++)
+  }
+}
+
 const KNOWN_NAMES: ReadonlySet<string> = new Set([
   ...TOOLS.map((t) => t.name),
   ...RESOURCE_TEMPLATES.map((r) => r.name),

@@ -246,7 +246,10 @@ async function writeResponse(
     res.end()
     return
   }
-  res.flushHeaders()
+  // An event stream's headers go out at once (the client sees the stream open before its first
+  // event); any other answer's go out with its first bytes, in one write.
+  const streaming = response.headers.get('content-type')?.includes('text/event-stream') === true
+  if (streaming) res.flushHeaders()
   const reader = response.body.getReader()
   const stop = (): void => {
     void reader.cancel().catch(() => {})
@@ -254,11 +257,21 @@ async function writeResponse(
   res.once('close', stop)
   let read = false
   try {
+    let next = await reader.read()
     for (;;) {
-      const { done, value } = await reader.read()
-      if (done) {
+      if (next.done) {
         read = true
         break
+      }
+      const value = next.value
+      if (!streaming) {
+        // A whole answer in one chunk (a JSON answer is): headers, body and end in one write.
+        next = await reader.read()
+        if (next.done) {
+          read = true
+          if (!res.destroyed) res.end(value)
+          break
+        }
       }
       if (!res.write(value)) {
         if (res.destroyed) break
@@ -276,6 +289,7 @@ async function writeResponse(
         )
       }
       if (res.destroyed) break
+      if (streaming) next = await reader.read()
     }
   } catch {
     // The body stream failed (the client went away, or the handler errored): end what we have.
