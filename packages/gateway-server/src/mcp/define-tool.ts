@@ -63,21 +63,73 @@ export interface ToolCall {
   rounds: CallRounds
 }
 
+type JsonSchemaConverter = StandardSchemaWithJSON['~standard']['jsonSchema']
+
+/** A JSON schema and everything in it, frozen: a schema converted once is shared by every request. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const inner of Object.values(value)) deepFreeze(inner)
+  }
+  return value
+}
+
 /**
- * The tool's JSON schema as clients see it, with a validation step that lets every value
+ * The schema's JSON-schema converter, converting once per direction and target. The gateway's
+ * schemas are module constants, so their JSON schemas are the same for every request; the SDK
+ * converts on each new server (that is, on each request) otherwise.
+ */
+function convertOnce(standard: StandardSchemaWithJSON['~standard']): JsonSchemaConverter {
+  const converted = new Map<string, Record<string, unknown>>()
+  const once =
+    (io: 'input' | 'output') =>
+    (options: Parameters<JsonSchemaConverter['input']>[0]): Record<string, unknown> => {
+      const key = `${io} ${options?.target ?? ''}`
+      let json = converted.get(key)
+      if (json === undefined) {
+        json = deepFreeze(standard.jsonSchema[io](options))
+        converted.set(key, json)
+      }
+      return json
+    }
+  return { input: once('input'), output: once('output') }
+}
+
+const advertisedInputs = new WeakMap<z.ZodObject, StandardSchemaWithJSON>()
+const advertisedOutputs = new WeakMap<z.ZodObject, StandardSchemaWithJSON>()
+
+/**
+ * The tool's input schema as clients see it, with a validation step that lets every value
  * through: the SDK would otherwise answer invalid input with its own untyped text before our
- * wrapper runs. The wrapper validates with the real schema and answers `invalid_input`.
+ * wrapper runs. The wrapper validates with the real schema and answers `invalid_input`. One
+ * per schema, its JSON schema converted once.
  */
 function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
-  const standard = (schema as unknown as StandardSchemaWithJSON)['~standard']
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'sallyport',
-      validate: (value: unknown) => ({ value }),
-      jsonSchema: standard.jsonSchema,
-    },
-  } as StandardSchemaWithJSON
+  let advertised = advertisedInputs.get(schema)
+  if (advertised === undefined) {
+    const standard = (schema as unknown as StandardSchemaWithJSON)['~standard']
+    advertised = {
+      '~standard': {
+        version: 1,
+        vendor: 'sallyport',
+        validate: (value: unknown) => ({ value }),
+        jsonSchema: convertOnce(standard),
+      },
+    } as StandardSchemaWithJSON
+    advertisedInputs.set(schema, advertised)
+  }
+  return advertised
+}
+
+/** The tool's output schema: zod's own validation, its JSON schema converted once. */
+function validatedOutput(schema: z.ZodObject): StandardSchemaWithJSON {
+  let output = advertisedOutputs.get(schema)
+  if (output === undefined) {
+    const standard = (schema as unknown as StandardSchemaWithJSON)['~standard']
+    output = { '~standard': { ...standard, jsonSchema: convertOnce(standard) } } as StandardSchemaWithJSON
+    advertisedOutputs.set(schema, output)
+  }
+  return output
 }
 
 /** One line per zod issue: the field path and zod's message (which never quotes the value). */
@@ -106,7 +158,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
       title: def.title,
       description: def.description,
       inputSchema: advertiseOnly(def.input),
-      outputSchema: def.output,
+      outputSchema: validatedOutput(def.output),
       annotations: { title: def.title, ...def.hints },
     },
     // biome-ignore lint/suspicious/noExplicitAny: the SDK's callback generics do not narrow through our wrapper

@@ -38,6 +38,19 @@ interface ResourceServing {
   read: ReadCallback
 }
 
+// Parsed URI templates, shared by every request's server: a template holds no per-request state
+// (its only callback, `list`, is absent), and parsing one on every request costs more than the
+// registration itself.
+const parsedTemplates = new Map<string, ResourceTemplate>()
+function parsedTemplate(uriTemplate: string): ResourceTemplate {
+  let template = parsedTemplates.get(uriTemplate)
+  if (template === undefined) {
+    template = new ResourceTemplate(uriTemplate, { list: undefined })
+    parsedTemplates.set(uriTemplate, template)
+  }
+  return template
+}
+
 /**
  * Registers the resource templates this policy may read (policy `resourceTemplatesFor`: their
  * names and URI templates). Every read opens the handle again (AES-GCM, identity, expiry),
@@ -125,11 +138,6 @@ export function registerResources(
   }
   for (const { name, uriTemplate } of templates) {
     const { description, mimeType, read: callback } = serving[name]
-    server.registerResource(
-      name,
-      new ResourceTemplate(uriTemplate, { list: undefined }),
-      { description, mimeType },
-      callback,
-    )
+    server.registerResource(name, parsedTemplate(uriTemplate), { description, mimeType }, callback)
   }
 }
