@@ -8,7 +8,7 @@ import { requestIdSource } from './http/audit.js'
 import { createCredentialLimiter, resolveLimits } from './http/limits.js'
 import { listen, type RunningServer } from './http/listen.js'
 import { createOAuthVerifier } from './http/oauth.js'
-import { createLogger, type Logger } from './logger.js'
+import { createLogger, flushLogger, type Logger } from './logger.js'
 import { createServerFactory } from './mcp/server-factory.js'
 import { createModerationScreening } from './moderation/moderation-screening.js'
 import { createModerator, type Moderator } from './moderation/moderator.js'
@@ -230,6 +230,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       await moderator?.close()
       moderatorClient?.close()
       options.runtime.close?.()
+      // The last audit lines, gathered by a buffering destination, are written before close returns.
+      await flushLogger(logger)
     },
   }
 }
