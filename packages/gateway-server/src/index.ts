@@ -20,6 +20,7 @@ export {
   type GatewayOptions,
   type ModeratorConnection,
 } from './gateway.js'
+export { SERVER_HEAP_GROWING_PERCENT, tuneHeapForServer } from './heap.js'
 export type { GatewayApp } from './http/app.js'
 export type { RunningServer } from './http/listen.js'
 /** The pino logger the gateway writes its audit and error lines with. */

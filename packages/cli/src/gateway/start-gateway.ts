@@ -95,6 +95,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     import('@sallyport/gateway-server'),
     import('@sallyport/upstream-client'),
   ])
+  // This process is the gateway's (`up`, `serve`): collect the old generation sooner, so the
+  // garbage of long waits does not grow RSS for minutes (see tuneHeapForServer).
+  gatewayServer.tuneHeapForServer()
   const keys = createKeyResolver({
     stateDir: options.stateDir,
     onReloadError: (error) =>
