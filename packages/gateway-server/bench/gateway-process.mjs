@@ -1,11 +1,14 @@
 // The gateway alone in a process of its own, for the load harness (load.mjs): its RSS, file
 // descriptors and upstream connections are then the gateway's and nobody else's. Configured by
 // one JSON argument; prints `{"port":N}` once it listens; stops on SIGTERM.
+import { getHeapSpaceStatistics } from 'node:v8'
 import { createKeyResolver } from '@sallyport/credentials'
 import { createUpstreamClient } from '@sallyport/upstream-client'
-import { createGateway, createLogger, runtimeFromUpstream } from '../dist/index.js'
+import { createGateway, createLogger, runtimeFromUpstream, tuneHeapForServer } from '../dist/index.js'
 
 const config = JSON.parse(process.argv[2] ?? '{}')
+// As the CLI's `up` and `serve` do; `"heapTuning": false` measures V8's default growth instead.
+if (config.heapTuning !== false) tuneHeapForServer()
 const resolver = createKeyResolver({ stateDir: config.stateDir })
 const upstream = createUpstreamClient(config.runtime)
 const gateway = createGateway({
@@ -20,6 +23,27 @@ const gateway = createGateway({
 })
 const server = await gateway.listen({ port: 0 })
 process.stdout.write(`${JSON.stringify({ port: Number(new URL(server.url).port) })}\n`)
+// Where the memory is, when the harness asks over IPC (MiB): the V8 heap (committed and used, by
+// space), external memory and array buffers; RSS beyond those is native (malloc, code, stacks).
+process.on('message', (message) => {
+  if (message?.type !== 'memory') return
+  const mib = (n) => Math.round((n / 1048576) * 10) / 10
+  const usage = process.memoryUsage()
+  const spaces = Object.fromEntries(
+    getHeapSpaceStatistics()
+      .filter((space) => space.space_size > 0)
+      .map((space) => [space.space_name, [mib(space.space_size), mib(space.space_used_size)]]),
+  )
+  process.send?.({
+    type: 'memory',
+    rss: mib(usage.rss),
+    heapTotal: mib(usage.heapTotal),
+    heapUsed: mib(usage.heapUsed),
+    external: mib(usage.external),
+    arrayBuffers: mib(usage.arrayBuffers),
+    spaces,
+  })
+})
 process.once('SIGTERM', async () => {
   await gateway.close()
   upstream.close()

@@ -9,6 +9,9 @@
 //   node bench/load.mjs --smoke           # 20 clients, 60 s, 50 pollers; exits 1 on a lost job,
 //                                         # a 5xx, or RSS growth beyond the goal after warm-up
 //   node bench/load.mjs --clients 50 --seconds 120 --pollers 100
+//   node bench/load.mjs --no-heap-tuning       # the gateway with V8's default old-generation growth
+//   node bench/load.mjs --heap-snapshots DIR   # the gateway writes a heap snapshot into DIR at the
+//                                              # end of warm-up and at the end of the soak
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises'
@@ -26,6 +29,11 @@ const flag = (name, fallback) => {
   return i >= 0 ? Number(argv[i + 1]) : fallback
 }
 const smoke = argv.includes('--smoke')
+/** Extra node flags for the gateway process (`--node-flags "--max-old-space-size=128"`), to compare. */
+const nodeFlags = argv.includes('--node-flags')
+  ? argv[argv.indexOf('--node-flags') + 1].split(/\s+/).filter(Boolean)
+  : []
+const snapshotDir = argv.includes('--heap-snapshots') ? argv[argv.indexOf('--heap-snapshots') + 1] : undefined
 const CLIENTS = flag('clients', smoke ? 20 : 100)
 const SECONDS = flag('seconds', smoke ? 60 : 300)
 const POLLERS = flag('pollers', smoke ? 50 : 200)
@@ -90,9 +98,28 @@ const runtime = {
 const runtimePort = Number(new URL(stack.runtime.url).port)
 const child = spawn(
   process.execPath,
-  [join(import.meta.dirname, 'gateway-process.mjs'), JSON.stringify({ stateDir, secretHex, runtime })],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
+  [
+    ...nodeFlags,
+    ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2'] : []),
+    join(import.meta.dirname, 'gateway-process.mjs'),
+    JSON.stringify({ stateDir, secretHex, runtime, heapTuning: !argv.includes('--no-heap-tuning') }),
+  ],
+  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], ...(snapshotDir && { cwd: snapshotDir }) },
 )
+/** The gateway's own account of its memory (V8 heap by space, external, array buffers), MiB. */
+const gatewayMemory = () =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 5_000)
+    child.once('message', (message) => {
+      clearTimeout(timer)
+      resolve(message)
+    })
+    child.send({ type: 'memory' })
+  })
+/** Asks the gateway for a heap snapshot (`--heap-snapshots`): written into the directory, named by node. */
+const heapSnapshot = () => {
+  if (snapshotDir) child.kill('SIGUSR2')
+}
 const port = await new Promise((resolve, reject) => {
   let out = ''
   child.stdout.on('data', (chunk) => {
@@ -135,7 +162,7 @@ async function follow(client, job, tries = 6) {
   return status
 }
 
-const results = { config: { clients: CLIENTS, seconds: SECONDS, pollers: POLLERS, smoke } }
+const results = { config: { clients: CLIENTS, seconds: SECONDS, pollers: POLLERS, smoke, nodeFlags } }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 try {
@@ -155,12 +182,21 @@ try {
   // ---- soak: every client runs jobs back to back, each followed with waiting job.get ----
   const clients = []
   for (let i = 0; i < CLIENTS; i++) clients.push(await connect(i))
+  /** What the failed calls said (message → count), so an error count can be read. */
+  const errorKinds = new Map()
   const jobs = { started: 0, completed: 0, failed: 0, cancelled: 0, unfinished: 0, errors: 0 }
   const rss = []
   const statusMs = []
   const soakStart = performance.now()
   const deadline = soakStart + SECONDS * 1000
+  let snapshotTaken = false
+  let warmMemory
   const sampler = setInterval(async () => {
+    if (!snapshotTaken && performance.now() - soakStart >= (SECONDS * 1000) / 5) {
+      snapshotTaken = true
+      warmMemory = await gatewayMemory()
+      heapSnapshot()
+    }
     rss.push({
       s: Math.round((performance.now() - soakStart) / 1000),
       gateway: Math.round(await rssMiB(gatewayPid)),
@@ -182,23 +218,29 @@ try {
           const end = await follow(client, run.job)
           if (TERMINAL.has(end.status)) jobs[end.status]++
           else jobs.unfinished++
-        } catch {
+        } catch (error) {
           jobs.errors++
+          const message = String(error?.message ?? error).slice(0, 160)
+          errorKinds.set(message, (errorKinds.get(message) ?? 0) + 1)
         }
       }
     }),
   )
   clearInterval(sampler)
   clearInterval(statusProbe)
+  const endMemory = await gatewayMemory()
+  heapSnapshot()
   statusMs.sort((a, b) => a - b)
   const warm = rss.find((r) => r.s >= SECONDS / 5) ?? rss[0]
   const last = rss.at(-1) ?? warm
   results.soak = {
     jobs,
+    errorKinds: Object.fromEntries([...errorKinds].sort((a, b) => b[1] - a[1]).slice(0, 5)),
     status5xx,
     gatewayRssMiB: { warm: warm?.gateway, end: last?.gateway, max: Math.max(...rss.map((r) => r.gateway)) },
     growth: warm && last ? Number((last.gateway / warm.gateway).toFixed(2)) : undefined,
     runtimeRssMiB: { warm: warm?.runtime, end: last?.runtime },
+    gatewayMemory: { warm: warmMemory, end: endMemory },
     runtimeStatusMs: {
       idleP50: Number(quantile(idleStatus, 0.5).toFixed(1)),
       soakP50: Number(quantile(statusMs, 0.5).toFixed(1)),
@@ -208,29 +250,44 @@ try {
   }
   await Promise.all(clients.map((c) => c.close()))
   await sleep(3_000)
-  results.afterDrain = { gatewayRssMiB: Math.round(await rssMiB(gatewayPid)) }
+  results.afterDrain = { gatewayRssMiB: Math.round(await rssMiB(gatewayPid)), memory: await gatewayMemory() }
 
   // ---- wake-up: runtime turn completed → the waiting job.get answers ----
+  // Two figures: from the runtime's completion stamp on the answer (includes the runtime's own
+  // delay before it announces the end), and from the moment the runtime's idle event reached
+  // this process over its own event stream (the gateway's part: woken by the event, one read).
   const waker = await connect(0)
   const wake = []
+  const fromEvent = []
   for (let i = 0; i < 20; i++) {
     const marker = stack.model.script([{ text: `wake ${i}`, delayMs: 300 }])
     const run = await call(waker, 'gateway.agent.run', { message: `wake ${marker}`, waitMs: 0 })
+    const { s } = await codec.open('session', creds[0].identity, run.session)
+    let idleAt
+    const off = upstream.events.onSession(s, (event) => {
+      if (event.type === 'session.idle' && idleAt === undefined) idleAt = performance.now()
+    })
     const end = await call(waker, 'gateway.job.get', { job: run.job, waitMs: 20_000 })
     const answeredAt = Date.now()
+    const answeredPerf = performance.now()
+    off()
     if (end.status !== 'completed') continue
-    const { s } = await codec.open('session', creds[0].identity, run.session)
+    if (idleAt !== undefined) fromEvent.push(answeredPerf - idleAt)
     const { messages } = await upstream.listMessages(s)
     const completed = messages.findLast((m) => m.info.role === 'assistant')?.info.time?.completed
     if (typeof completed === 'number') wake.push(answeredAt - completed)
   }
   await waker.close()
   wake.sort((a, b) => a - b)
+  fromEvent.sort((a, b) => a - b)
   results.wakeMs = {
     p50: quantile(wake, 0.5),
     min: wake[0],
     max: wake.at(-1),
     samples: wake.length,
+    fromIdleEventP50: Number(quantile(fromEvent, 0.5).toFixed(1)),
+    fromIdleEventMax: Number((fromEvent.at(-1) ?? Number.NaN).toFixed(1)),
+    fromIdleEventSamples: fromEvent.length,
   }
 
   // ---- pollers: many clients waiting on running jobs; upstream connections and fds ----
@@ -281,7 +338,7 @@ console.log(
   `load: gateway RSS idle ${results.idle.gatewayRssMiB} MiB, after warm-up ${soak.gatewayRssMiB.warm} → end ${soak.gatewayRssMiB.end} MiB (${soak.growth}x, goal ≤ ${GROWTH_GOAL}x), after drain ${results.afterDrain.gatewayRssMiB} MiB; runtime ${soak.runtimeRssMiB.warm} → ${soak.runtimeRssMiB.end} MiB`,
 )
 console.log(
-  `load: ${POLLERS} pollers: at most ${results.pollers.maxUpstreamConnections} upstream connections, ${results.pollers.maxFds} fds; wake-up p50 ${results.wakeMs.p50} ms; runtime status p50 idle ${soak.runtimeStatusMs.idleP50} ms, during the soak ${soak.runtimeStatusMs.soakP50} ms`,
+  `load: ${POLLERS} pollers: at most ${results.pollers.maxUpstreamConnections} upstream connections, ${results.pollers.maxFds} fds; wake-up p50 ${results.wakeMs.p50} ms from the completion stamp, ${results.wakeMs.fromIdleEventP50} ms from the runtime's idle event; runtime status p50 idle ${soak.runtimeStatusMs.idleP50} ms, during the soak ${soak.runtimeStatusMs.soakP50} ms`,
 )
 if (smoke) {
   const failures = []
