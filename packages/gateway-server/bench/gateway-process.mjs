@@ -7,8 +7,10 @@ import { createUpstreamClient } from '@sallyport/upstream-client'
 import { createGateway, createLogger, runtimeFromUpstream, tuneHeapForServer } from '../dist/index.js'
 
 const config = JSON.parse(process.argv[2] ?? '{}')
-// As the CLI's `up` and `serve` do; `"heapTuning": false` measures V8's default growth instead.
-if (config.heapTuning !== false) tuneHeapForServer()
+// As the CLI's `up` and `serve` do; `"heapTuning": false` measures V8's default growth instead,
+// a number another growth percent.
+if (config.heapTuning !== false)
+  tuneHeapForServer(typeof config.heapTuning === 'number' ? config.heapTuning : undefined)
 const resolver = createKeyResolver({ stateDir: config.stateDir })
 const upstream = createUpstreamClient(config.runtime)
 const gateway = createGateway({

@@ -13,6 +13,8 @@
 //   node bench/http-trivial.mjs --seconds 10 --reps 5
 //   node bench/http-trivial.mjs --client fetch         # raw JSON-RPC POSTs instead of SDK clients
 //   node bench/http-trivial.mjs --cpu-prof /tmp/prof   # both server processes write a .cpuprofile
+//   node bench/http-trivial.mjs --no-heap-tuning       # the gateway with V8's default heap growth
+//   node bench/http-trivial.mjs --heap-growing-percent 30   # another growth than the CLI's (60)
 //   node bench/http-trivial.mjs --serve-bare           # (internal) the bare server process
 import { spawn } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
@@ -163,6 +165,12 @@ async function main() {
     stateDir,
     secretHex: randomBytes(32).toString('hex'),
     logLevel: option('log-level', 'info'),
+    // The heap tuning `up` and `serve` apply (tuneHeapForServer); `--no-heap-tuning`: V8's default.
+    heapTuning: process.argv.includes('--no-heap-tuning')
+      ? false
+      : process.argv.includes('--heap-growing-percent')
+        ? Number(option('heap-growing-percent', '60'))
+        : true,
     runtime: {
       baseUrl: `http://127.0.0.1:${runtimeStub.address().port}`,
       username: 'opencode',

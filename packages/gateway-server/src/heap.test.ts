@@ -20,8 +20,8 @@ function oldSpaceMax(percent: number | undefined): number {
     ${percent === undefined ? '' : `v8.setFlagsFromString('--heap-growing-percent=${percent}')`}
     const window = []
     let max = 0
-    for (let i = 0; i < 400000; i++) {
-      window[i % 120000] = { id: i, payload: 'x'.repeat(64) + i, list: [i, i + 1, i + 2] }
+    for (let i = 0; i < 1000000; i++) {
+      window[i % 250000] = { id: i, payload: 'x'.repeat(64) + i, list: [i, i + 1, i + 2] }
       if (i % 10000 === 0)
         max = Math.max(max, v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_size)
     }
@@ -44,7 +44,7 @@ describe('tuneHeapForServer', () => {
   it('set at run time, the flag keeps a churning heap smaller than the default growth does', () => {
     const untuned = oldSpaceMax(undefined)
     const tuned = oldSpaceMax(SERVER_HEAP_GROWING_PERCENT)
-    // Measured: about 92 vs 65 MiB. A flag V8 ignored when set after start would give ~1.0.
-    expect(tuned / untuned).toBeLessThan(0.85)
+    // Measured: about 142 vs 217 MiB. A flag V8 ignored when set after start would give ~1.0.
+    expect(tuned / untuned).toBeLessThan(0.8)
   }, 30_000)
 })
