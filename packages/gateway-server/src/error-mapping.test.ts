@@ -109,6 +109,12 @@ describe('HTTP refusals', () => {
     [httpRefusal.body('busy', 1024), 503, -32603, 'Too many requests in progress'],
     [httpRefusal.body('aborted', 1024), 400, -32600, 'Request body incomplete'],
     [httpRefusal.parseError(), 400, -32700, 'Parse error: the body is not JSON'],
+    [
+      httpRefusal.tooComplex(32, 10_000),
+      400,
+      -32600,
+      'Request too complex: at most 32 levels of nesting and 10000 values per request',
+    ],
     [httpRefusal.batchTooLarge(3), 400, -32600, 'Batch too large: at most 3 messages per request'],
     [httpRefusal.internal(), 500, -32603, 'Internal error'],
   ])('answers %#: %i with one JSON-RPC error', async (response, status, code, message) => {

@@ -166,6 +166,13 @@ export const httpRefusal = {
     }
   },
   parseError: (): Response => rpcError(400, -32700, 'Parse error: the body is not JSON'),
+  /** A body over the bounds of `http/json-shape.ts`, refused before it is parsed. */
+  tooComplex: (maxDepth: number, maxValues: number): Response =>
+    rpcError(
+      400,
+      -32600,
+      `Request too complex: at most ${maxDepth} levels of nesting and ${maxValues} values per request`,
+    ),
   emptyBatch: (): Response => rpcError(400, -32600, 'Empty batch'),
   batchTooLarge: (maxBatch: number): Response =>
     rpcError(400, -32600, `Batch too large: at most ${maxBatch} messages per request`),

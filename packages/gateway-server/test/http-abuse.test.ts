@@ -289,6 +289,55 @@ describe('deadlines and caps', () => {
   })
 })
 
+describe('bodies too costly to parse (one thread serves every credential)', () => {
+  const post = (body: string) =>
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${creds.keys.chat}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body,
+    })
+  const call = (args: string) =>
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"gateway.session.list","arguments":${args}}}`
+
+  it.each([
+    [
+      '250 000 unknown keys (2.9 MB)',
+      call(`{${Array.from({ length: 250_000 }, (_, i) => `"k${i}":1`).join(',')}}`),
+    ],
+    ['a million nested arrays', call(`{"a":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`)],
+    ['a batch of 20 000 tiny values', `[${Array.from({ length: 20_000 }, () => '0').join(',')}]`],
+  ])('refuses %s before parsing it: 400, a short answer, an audit line', async (_, body) => {
+    const mark = logs.lines().length
+    const response = await post(body)
+    const text = await response.text()
+    expect(response.status).toBe(400)
+    expect(text.length).toBeLessThan(300)
+    expect(JSON.parse(text).error).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/too complex/),
+    })
+    expect(
+      logs
+        .lines()
+        .slice(mark)
+        .some((l) => l.event === 'audit' || l.event === 'http'),
+    ).toBe(true)
+  })
+
+  it('still serves an ordinary call with strings of any length inside the bounds', async () => {
+    const message = '{[,'.repeat(300_000) // brackets and commas inside a string count for nothing
+    const response = await post(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"gateway.catalog.get","arguments":{"note":${JSON.stringify(message)}}}}`,
+    )
+    expect(response.status).toBe(200)
+    expect(await response.text()).not.toMatch(/too complex/)
+  })
+})
+
 describe('OPTIONS without an Origin (not a preflight)', () => {
   it('answers 204 with the methods of /mcp, with or without a key', async () => {
     for (const headers of [{}, { Authorization: `Bearer ${creds.keys.full}` }] as Array<

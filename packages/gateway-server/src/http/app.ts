@@ -12,6 +12,7 @@ import {
 } from './audit.js'
 import { authenticate } from './authenticate.js'
 import { applyCorsHeaders, checkOrigin, preflightResponse } from './cors.js'
+import { jsonShapeExcess, MAX_BODY_DEPTH, MAX_BODY_VALUES } from './json-shape.js'
 import type { CredentialLimiter } from './limits.js'
 import type { OAuthVerifier } from './oauth.js'
 
@@ -263,6 +264,13 @@ export function createApp(options: AppOptions): GatewayApp {
             : httpRefusal.body(code, options.maxRequestBodyBytes)
         return refuse(auditBook(undefined), answer, `body_${code}`)
       }
+      const excess = jsonShapeExcess(body)
+      if (excess !== undefined)
+        return refuse(
+          auditBook(undefined),
+          httpRefusal.tooComplex(MAX_BODY_DEPTH, MAX_BODY_VALUES),
+          `body_${excess}`,
+        )
       try {
         parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'))
       } catch {

@@ -132,11 +132,15 @@ function validatedOutput(schema: z.ZodObject): StandardSchemaWithJSON {
   return output
 }
 
+/** The longest line of {@link describeIssues} (zod lists every unknown key in one message). */
+const MAX_ISSUE_LINE = 200
+
 /** One line per zod issue: the field path and zod's message (which never quotes the value). */
 function describeIssues(error: z.ZodError): string {
-  const lines = error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length > 0 ? i.path.join('.') : 'input'}: ${i.message}`)
+  const lines = error.issues.slice(0, 5).map((i) => {
+    const line = `${i.path.length > 0 ? i.path.join('.') : 'input'}: ${i.message}`
+    return line.length > MAX_ISSUE_LINE ? `${line.slice(0, MAX_ISSUE_LINE)}…` : line
+  })
   return `Invalid arguments: ${lines.join('; ')}${error.issues.length > 5 ? '; …' : ''}`
 }
 
