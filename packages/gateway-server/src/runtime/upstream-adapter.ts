@@ -1,5 +1,6 @@
 import { type SessionEvent, type UpstreamClient, UpstreamError } from '@sallyport/upstream-client'
 import type { ReplyOutcome, RuntimePort, RuntimeSession, RuntimeStatus } from './port.js'
+import { createReadSharing } from './share-next.js'
 import { createStatusView } from './status-view.js'
 
 // Events after which a job's state may have changed. Streaming part updates are left out on
@@ -58,6 +59,16 @@ const statusType = (type: string | undefined): RuntimeStatus =>
 /** The gateway's `RuntimePort` over `@sallyport/upstream-client` (directory pinned by the client). */
 export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
   const view = createStatusView(client)
+  // Listings from the newest session are shared among callers (`share-next.ts`): however many
+  // credentials list at once, the runtime reads at most one such listing per size at a time, and
+  // every caller still gets one that started after it called. The sessions are shared read-only.
+  const listing = createReadSharing(
+    async (limit: number | 'all'): Promise<RuntimeSession[]> =>
+      (limit === 'all'
+        ? await client.listSessions({ roots: true })
+        : await client.listSessionPage({ roots: true, limit })
+      ).map(toSession),
+  )
   const statusOf = async (id: string): Promise<RuntimeStatus> =>
     statusType((await client.sessionStatus())[id]?.type)
   const statuses = async (): Promise<Map<string, RuntimeStatus>> => {
@@ -75,11 +86,13 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
       }
     },
     // Subagent sessions (with a parent) are never created by the gateway, so never owned.
-    listSessions: async () => (await client.listSessions({ roots: true })).map(toSession),
-    listSessionPage: async ({ limit, start }) =>
-      (await client.listSessionPage({ roots: true, limit, ...(start !== undefined && { start }) })).map(
-        toSession,
-      ),
+    listSessions: () => listing('all'),
+    // Pages from the newest (no `start`) are shared per limit: a full page costs the runtime as
+    // much as a full listing. Pages since a time are small and caller-specific: read as asked.
+    listSessionPage: ({ limit, start }) =>
+      start === undefined
+        ? listing(limit)
+        : client.listSessionPage({ roots: true, limit, start }).then((page) => page.map(toSession)),
     setSessionMetadata: async (id, metadata) => {
       await client.updateSessionMetadata(id, metadata)
     },

@@ -153,6 +153,18 @@ describe('gateway.session.list', () => {
   })
 })
 
+describe('many listings at once', () => {
+  it('share the runtime’s listings: 20 parallel lists cost far fewer than 20 upstream listings, each answer exact', async () => {
+    const expected = await listIds('chat')
+    const mark = h.fake.requests.length
+    const lists = await Promise.all(Array.from({ length: 20 }, () => listIds('chat')))
+    for (const ids of lists) expect(ids).toEqual(expected)
+    const listings = h.requestsSince(mark).filter((r) => r.method === 'GET' && r.path === '/session')
+    expect(listings.length).toBeGreaterThan(0)
+    expect(listings.length).toBeLessThanOrEqual(10)
+  })
+})
+
 describe('leaks', () => {
   it('never sent an upstream id or the runtime credential in any response or log line', () => {
     expectNoLeaks(h)
