@@ -21,6 +21,8 @@ describe('package entries', () => {
         'screenLocally',
         'redactIds',
         'runtimeFromUpstream',
+        'SERVER_HEAP_GROWING_PERCENT',
+        'tuneHeapForServer',
       ].sort(),
     )
   })

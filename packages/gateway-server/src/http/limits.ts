@@ -47,6 +47,12 @@ export interface CredentialLimiter {
    * tells whether a single operation would be allowed now.
    */
   take(username: string, count: number): number | undefined
+  /**
+   * Takes `count` more operations from the credential's bucket after the fact, for an operation
+   * that turned out to cost the runtime more than one: never refuses the call that incurred it;
+   * the bucket may go into debt (at most one burst), which later calls wait out.
+   */
+  charge(username: string, count: number): void
   /** Holds one slot of `kind` until the returned release is called; throws `RateLimited`. */
   acquire(username: string, kind: SlotKind): () => void
   /** Milliseconds the bucket takes to earn back one operation (the shortest useful retry hint). */
@@ -63,13 +69,15 @@ export function createCredentialLimiter(
 ): CredentialLimiter {
   const accounts = new Map<string, Account>()
   const fullAfterMs = (limits.rateBurst / limits.ratePerSecond) * 1000
+  /** The time an account in debt (see `charge`) needs on top of a refill from empty. */
+  const debtMs = (a: Account): number => (a.tokens < 0 ? (-a.tokens / limits.ratePerSecond) * 1000 : 0)
   let sweptAt = now()
   const account = (username: string): Account => {
     const t = now()
     if (t - sweptAt > fullAfterMs && accounts.size > 0) {
       sweptAt = t
       for (const [name, a] of accounts)
-        if (a.wait === 0 && a.run === 0 && t - a.refilledAt >= fullAfterMs) accounts.delete(name)
+        if (a.wait === 0 && a.run === 0 && t - a.refilledAt >= fullAfterMs + debtMs(a)) accounts.delete(name)
     }
     let a = accounts.get(username)
     if (!a) {
@@ -91,6 +99,11 @@ export function createCredentialLimiter(
         return undefined
       }
       return Math.ceil(((need - a.tokens) / limits.ratePerSecond) * 1000)
+    },
+    charge(username, count) {
+      if (!(count > 0)) return
+      const a = account(username)
+      a.tokens = Math.max(-limits.rateBurst, a.tokens - count)
     },
     acquire(username, kind) {
       const a = account(username)

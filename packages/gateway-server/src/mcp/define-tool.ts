@@ -61,6 +61,12 @@ export interface ToolCall {
   keep(): () => void
   /** The call's multi round-trip side (MCP 2026-07-28): forms it may answer with, a retry's answers. */
   rounds: CallRounds
+  /**
+   * Counts `operations` more against the credential's rate, for a call that cost the runtime
+   * more than one operation (a listing of thousands of sessions): this call still answers; the
+   * credential's next calls wait longer.
+   */
+  charge(operations: number): void
 }
 
 type JsonSchemaConverter = StandardSchemaWithJSON['~standard']['jsonSchema']
@@ -192,6 +198,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
             return kept
           },
           rounds,
+          charge: (operations) => scope.limiter.charge(scope.principal.username, operations),
         })
         audit.outcome = signal.aborted ? 'aborted' : 'ok'
         // A round's forms go back as the SDK's input_required result, untouched.

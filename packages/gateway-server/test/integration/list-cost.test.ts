@@ -1,0 +1,42 @@
+import { expect, it } from 'vitest'
+import type { Gateway } from '../../src/index.js'
+import { SESSIONS_PER_OPERATION } from '../../src/tools/sessions.js'
+import { useHarness } from './harness.js'
+
+// gateway.session.list for a caller whose sessions are few among many makes the runtime list
+// every session, on every call (found by the black-box attack: 10 lists a second among 4 000
+// sessions took the runtime's time from everyone). Such a listing counts against the caller's
+// rate as one operation more per SESSIONS_PER_OPERATION sessions read; the call itself answers.
+
+const h = useHarness()
+
+async function post(gateway: Gateway, key: string, id: number, name: string): Promise<number> {
+  const res = await gateway.fetch(
+    new Request('http://gateway.test/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        authorization: `Bearer ${key}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } }),
+    }),
+  )
+  await res.text()
+  return res.status
+}
+
+it('a listing that reads thousands of sessions counts as more than one operation of the caller’s rate', async () => {
+  for (let i = 0; i < 2_000; i++) h.fake.addSession({ title: `someone else's ${i}` })
+  expect(SESSIONS_PER_OPERATION).toBe(500) // 2 000+ sessions read: 4 operations more per listing
+  const g = h.extraGateway({ gateway: { limits: { ratePerSecond: 0.5, rateBurst: 6 } } })
+  // chat2 owns none of them, so each of its listings reads them all: 1 + 4, then 1 + 4 (in debt).
+  expect(await post(g, h.creds.keys.chat2, 1, 'gateway.session.list')).toBe(200)
+  expect(await post(g, h.creds.keys.chat2, 2, 'gateway.session.list')).toBe(200)
+  expect(await post(g, h.creds.keys.chat2, 3, 'gateway.session.list')).toBe(429)
+  expect(await post(g, h.creds.keys.chat2, 4, 'gateway.catalog.get')).toBe(429)
+  // Another credential's budget is its own: six cheap calls pass.
+  for (let i = 0; i < 6; i++)
+    expect(await post(g, h.creds.keys.chat, 10 + i, 'gateway.catalog.get')).toBe(200)
+})
