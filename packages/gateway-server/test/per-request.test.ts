@@ -169,6 +169,12 @@ describe('request ids', () => {
     }
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{16}$/)
     expect(new Set(ids).size).toBe(5)
+    // Not a counter: two consecutive ids tell nothing of the requests between them (an attacker
+    // could otherwise count everyone's traffic), and no prefix is shared.
+    const numbers = ids.map((id) => BigInt(`0x${id}`))
+    for (let i = 1; i < numbers.length; i++)
+      expect((numbers[i] as bigint) - (numbers[i - 1] as bigint)).not.toBe(1n)
+    expect(new Set(ids.map((id) => id.slice(0, 8))).size).toBeGreaterThan(1)
     const audit = logs
       .lines()
       .slice(mark)
