@@ -110,6 +110,29 @@ describe('newestOwned', () => {
     expect(verified).toBeLessThanOrEqual(256)
   })
 
+  it('without the probe reads everything once, and tells when everything was read', async () => {
+    const all = Array.from({ length: 5_000 }, (_, n) => session(n, T0 + n))
+    const owned = new Set(all.filter((_, n) => n % 100 === 0).map((s) => s.id))
+    const { source, requests } = memorySource(all)
+    let full = 0
+    const onFullListing = () => {
+      full++
+    }
+    expect(
+      await newestOwned(source, async (s) => owned.has(s.id), 20, { probe: false, onFullListing }),
+    ).toEqual(expected(all, owned, 20))
+    expect(requests).toEqual([{ limit: 1_000_000 }])
+    expect(full).toBe(1)
+    // With the probe: two reads, the second of everything (told); a probe that suffices is not.
+    requests.length = 0
+    await newestOwned(source, async (s) => owned.has(s.id), 20, { onFullListing })
+    expect(requests).toEqual([{ limit: 200 }, { limit: 1_000_000 }])
+    expect(full).toBe(2)
+    const newest = new Set(all.slice(-30).map((s) => s.id))
+    await newestOwned(source, async (s) => newest.has(s.id), 20, { onFullListing })
+    expect(full).toBe(2)
+  })
+
   it('finds owned sessions past the first page with one more read of everything (never a third)', async () => {
     const all = Array.from({ length: 5_000 }, (_, n) => session(n, T0 + n))
     // Every 100th session is owned: 21 of them reach 2 100 sessions deep.

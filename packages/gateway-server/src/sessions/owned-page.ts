@@ -23,6 +23,13 @@ export interface OwnedPagingOptions {
   maxLimit?: number
   /** Sessions verified together before checking whether enough were found. Default 256. */
   verifyChunk?: number
+  /**
+   * False: read every session at once, without the probe first (for a caller whose last listing
+   * needed every session anyway: the probe would be a wasted round trip). Default true.
+   */
+  probe?: boolean
+  /** Called when every session was read (the probe did not suffice, or there was none). */
+  onFullListing?: () => void
 }
 
 /** The gateway's order of a credential's sessions: newest update first, ties by id (descending). */
@@ -41,7 +48,13 @@ export async function newestOwned(
   count: number,
   options: OwnedPagingOptions = {},
 ): Promise<{ sessions: RuntimeSession[]; more: boolean }> {
-  const { minProbe = 200, probePerWanted = 4, maxLimit = 1_000_000, verifyChunk = 256 } = options
+  const {
+    minProbe = 200,
+    probePerWanted = 4,
+    maxLimit = 1_000_000,
+    verifyChunk = 256,
+    probe = true,
+  } = options
   const wanted = count + 1
   const finish = (owned: RuntimeSession[]): { sessions: RuntimeSession[]; more: boolean } => {
     const sorted = [...owned].sort(newestFirst)
@@ -50,8 +63,10 @@ export async function newestOwned(
   const listPage = source.listSessionPage?.bind(source)
   if (!listPage) return finish(await ownedAmong(await source.listSessions(), isOwned, verifyChunk))
 
-  for (let limit = Math.min(maxLimit, Math.max(minProbe, probePerWanted * wanted)); ; limit = maxLimit) {
+  const first = probe ? Math.min(maxLimit, Math.max(minProbe, probePerWanted * wanted)) : maxLimit
+  for (let limit = first; ; limit = maxLimit) {
     const page = await listPage({ limit })
+    if (limit >= maxLimit) options.onFullListing?.()
     if (!isNewestFirst(page))
       return finish(await ownedAmong(await source.listSessions(), isOwned, verifyChunk))
     const scan = await scanNewest(page, isOwned, wanted, verifyChunk)

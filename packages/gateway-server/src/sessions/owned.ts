@@ -70,6 +70,8 @@ export interface OwnedSessions {
   openMessage(handle: string, sessionId: string): Promise<string>
   isOwned(session: RuntimeSession): Promise<boolean>
   ownershipMetadata(sessionId: string): Promise<Record<string, unknown>>
+  /** The credential's identity these sessions are checked against (never logged or returned). */
+  readonly identity: string
 }
 
 const notFound = (): GatewayError => new GatewayError('not_found', 'Not found.')
@@ -174,6 +176,7 @@ export function ownedSessions(
       return m
     },
     isOwned,
+    identity,
     async ownershipMetadata(sessionId) {
       return { [OWNER_KEY]: await signer.sign(sessionId, identity) }
     },

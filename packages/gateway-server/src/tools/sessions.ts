@@ -44,6 +44,26 @@ export function decodeCursor(cursor: string | undefined): number {
  */
 export const SESSIONS_PER_OPERATION = 500
 
+/**
+ * How long a caller whose listing needed every session lists every session at once, without the
+ * probe first (a round trip that would not suffice again: its sessions are spread among others').
+ * After that it probes again, so a caller whose newest sessions became enough is served by the
+ * probe at most this long after.
+ */
+const SKIP_PROBE_MS = 60_000
+/** Callers remembered (least recently listed go first). */
+const MAX_HINTS = 4_096
+const hintsByRuntime = new WeakMap<RuntimePort, Map<string, number>>()
+/** Per runtime: credential identity → until when its listings skip the probe. */
+function fullListingHints(runtime: RuntimePort): Map<string, number> {
+  let hints = hintsByRuntime.get(runtime)
+  if (!hints) {
+    hints = new Map()
+    hintsByRuntime.set(runtime, hints)
+  }
+  return hints
+}
+
 /** The runtime's listings, counting the sessions they return. */
 function countingSource(runtime: RuntimePort): { source: SessionPageSource; read: () => number } {
   let read = 0
@@ -76,8 +96,18 @@ export function sessionListTool(
       // Only as many of the newest sessions as this page needs (and one more, to know whether a
       // next page exists) are read and verified; see sessions/owned-page.ts.
       const counted = countingSource(ctx.runtime)
+      const hints = fullListingHints(ctx.runtime)
+      const key = ctx.owned.identity
+      const skipProbe = (hints.get(key) ?? 0) > Date.now()
       const [mine, statuses] = await Promise.all([
-        newestOwned(counted.source, (s) => ctx.owned.isOwned(s), offset + limit),
+        newestOwned(counted.source, (s) => ctx.owned.isOwned(s), offset + limit, {
+          probe: !skipProbe,
+          onFullListing: () => {
+            hints.delete(key)
+            hints.set(key, Date.now() + SKIP_PROBE_MS)
+            if (hints.size > MAX_HINTS) hints.delete(hints.keys().next().value as string)
+          },
+        }),
         ctx.runtime.viewStatuses(),
       ])
       // A caller whose sessions are few among many makes the runtime list them all, every call:

@@ -36,6 +36,16 @@ it('a listing that reads thousands of sessions counts as more than one operation
   expect(await post(g, h.creds.keys.chat2, 2, 'gateway.session.list')).toBe(200)
   expect(await post(g, h.creds.keys.chat2, 3, 'gateway.session.list')).toBe(429)
   expect(await post(g, h.creds.keys.chat2, 4, 'gateway.catalog.get')).toBe(429)
+  // Its first listing needed every session after the probe (two upstream listings); the next
+  // ones within a minute skip the probe (one).
+  const g2 = h.extraGateway({})
+  const mark = h.fake.requests.length
+  expect(await post(g2, h.creds.keys.chat2, 5, 'gateway.session.list')).toBe(200)
+  const first = h.requestsSince(mark).filter((r) => r.method === 'GET' && r.path === '/session').length
+  const mark2 = h.fake.requests.length
+  expect(await post(g2, h.creds.keys.chat2, 6, 'gateway.session.list')).toBe(200)
+  const second = h.requestsSince(mark2).filter((r) => r.method === 'GET' && r.path === '/session').length
+  expect([first, second]).toEqual([2, 1])
   // Another credential's budget is its own: six cheap calls pass.
   for (let i = 0; i < 6; i++)
     expect(await post(g, h.creds.keys.chat, 10 + i, 'gateway.catalog.get')).toBe(200)
