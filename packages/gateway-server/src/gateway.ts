@@ -14,6 +14,7 @@ import { createModerationScreening } from './moderation/moderation-screening.js'
 import { createModerator, type Moderator } from './moderation/moderator.js'
 import type { KeyResolverLike } from './principal.js'
 import { createRedactor } from './redact.js'
+import { drainableRuntime } from './runtime/drain.js'
 import type { RuntimePort } from './runtime/port.js'
 import type { ScreeningHook } from './screening.js'
 import { cachedOwnershipSigner } from './sessions/ownership-cache.js'
@@ -181,10 +182,13 @@ export function createGateway(options: GatewayOptions): Gateway {
             ...(given.queueLimit !== undefined && { queueLimit: given.queueLimit }),
           })
   const allowedOrigins = parseAllowedOrigins(options.allowedOrigins)
+  // Aborted when the gateway starts to close: the calls that wait answer with the state as it
+  // stands instead of being cut (runtime/drain.ts).
+  const draining = new AbortController()
   const factory = createServerFactory({
     codec,
     signer,
-    runtime: options.runtime,
+    runtime: drainableRuntime(options.runtime, draining.signal),
     guard,
     screening: options.screening ?? createModerationScreening(moderator),
     redactor,
@@ -223,7 +227,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       return server
     },
     async close() {
-      await Promise.all([...servers].map((s) => s.close()))
+      // No new connections; the waits answer now; the answers in progress are sent (within the
+      // servers' grace), then every connection is closed.
+      const closing = [...servers].map((s) => s.close())
+      draining.abort()
+      await Promise.all(closing)
       servers.clear()
       await mcp.close()
       // Deletes the moderation sessions still in flight (none outlives the gateway).

@@ -17,6 +17,9 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
+/** The longest `close` lets the answers in progress finish before it cuts their connections. */
+export const CLOSE_GRACE_MS = 3_000
+
 /** Requests served on one keep-alive connection before the server closes it. */
 export const MAX_REQUESTS_PER_SOCKET = 1000
 
@@ -71,8 +74,17 @@ export async function listen(app: GatewayApp, options: ListenOptions): Promise<R
     port: address.port,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
+        // Stop accepting; let the answers in progress finish (the gateway ends its waits as it
+        // closes, so they are short), closing each connection as it falls idle; whatever is still
+        // open after CLOSE_GRACE_MS is cut.
+        const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS)
+        const idle = setInterval(() => server.closeIdleConnections(), 50)
+        server.close(() => {
+          clearTimeout(grace)
+          clearInterval(idle)
+          resolve()
+        })
+        server.closeIdleConnections()
       }),
   }
 }

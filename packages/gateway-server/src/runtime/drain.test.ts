@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest'
+import { drainableRuntime } from './drain.js'
+import type { RuntimePort } from './port.js'
+
+/** A port whose waits last until their signal aborts (rejecting with its reason), like the real one. */
+function waitingPort() {
+  let healthyCalls = 0
+  const port = {
+    waitUntil: (_id: string, _check: unknown, options: { timeoutMs: number; signal?: AbortSignal }) =>
+      new Promise((_, reject) => {
+        options.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true })
+      }),
+    async healthy() {
+      healthyCalls++
+      return this === port
+    },
+  } as unknown as RuntimePort
+  return { port, healthyCalls: () => healthyCalls }
+}
+
+describe('drainableRuntime', () => {
+  it('ends pending and later waits with undefined once draining starts', async () => {
+    const drain = new AbortController()
+    const runtime = drainableRuntime(waitingPort().port, drain.signal)
+    const pending = runtime.waitUntil('s', async () => undefined, { timeoutMs: 60_000 })
+    drain.abort()
+    expect(await pending).toBeUndefined()
+    expect(await runtime.waitUntil('s', async () => undefined, { timeoutMs: 60_000 })).toBeUndefined()
+  })
+
+  it("still rejects a wait its caller's signal ended, and passes everything else through", async () => {
+    const drain = new AbortController()
+    const { port, healthyCalls } = waitingPort()
+    const runtime = drainableRuntime(port, drain.signal)
+    const caller = new AbortController()
+    const wait = runtime.waitUntil('s', async () => undefined, { timeoutMs: 60_000, signal: caller.signal })
+    caller.abort(new Error('client left'))
+    await expect(wait).rejects.toThrow('client left')
+    const already = AbortSignal.abort(new Error('gone'))
+    await expect(
+      runtime.waitUntil('s', async () => undefined, { timeoutMs: 1, signal: already }),
+    ).rejects.toThrow('gone')
+    expect(await runtime.healthy()).toBe(true) // called on the port itself
+    expect(healthyCalls()).toBe(1)
+  })
+})
