@@ -205,6 +205,15 @@ export function settleFromResponse(
     } else if (answer?.result) {
       record.outcome = answer.result.isError === true ? 'error' : 'ok'
       if (record.outcome === 'error') record.errorCode = record.errorCode ?? errorCodeOf(answer.result)
+    } else if (
+      record.id === undefined &&
+      record.rpcMethod !== undefined &&
+      !record.rpcMethod.startsWith('notifications/') &&
+      status < 400
+    ) {
+      // A request sent without an id (`tools/call` as a notification): nothing ran, nothing answered.
+      record.outcome = 'refused'
+      record.errorCode = record.errorCode ?? 'not_a_request'
     } else if (record.id === undefined && status < 400) {
       record.outcome = 'ok' // a notification, or a GET/DELETE answered
     } else if (status >= 400) {

@@ -167,6 +167,31 @@ describe('the audit log', () => {
     expect(new Set(lines.map((l) => l.batch))).toEqual(new Set([7]))
   })
 
+  it('logs a tools/call sent as a notification (no id) as refused: nothing ran (review finding: logged ok)', async () => {
+    const sessions = h.fake.state.sessions.size
+    const mark = h.logs.lines().length
+    const res = await post(h.gateway, h.creds.keys.chat, [
+      {
+        jsonrpc: '2.0',
+        method: 'tools/call',
+        params: { name: 'gateway.agent.run', arguments: { message: 'hi' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ])
+    expect(res.status).toBeLessThan(400)
+    expect(h.fake.state.sessions.size).toBe(sessions)
+    expect(auditSince(mark).map(view)).toEqual([
+      {
+        username: 'discord',
+        rpcMethod: 'tools/call',
+        tool: 'gateway.agent.run',
+        outcome: 'refused',
+        errorCode: 'not_a_request',
+      },
+      { username: 'discord', rpcMethod: 'notifications/initialized', outcome: 'ok' },
+    ])
+  })
+
   it('records a wait whose client left as aborted, and the wait stops (review finding: logged ok after the full wait)', async () => {
     const run = await h.clients.chat.ok('gateway.agent.run', { message: 'long one', waitMs: 0 })
     const mark = h.logs.lines().length
