@@ -59,6 +59,13 @@ async function socketInodes(pid) {
   return inodes
 }
 
+/** CPU time (user + system) the process has used, in milliseconds (clock ticks of 10 ms). */
+async function cpuMs(pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 async function fdCount(pid) {
   return (await readdir(`/proc/${pid}/fd`).catch(() => [])).length
 }
@@ -309,6 +316,27 @@ try {
     runtimeAnnounceP50: quantile(announce, 0.5),
   }
 
+  // ---- CPU per session.get: the gateway's process against the runtime's, same calls ----
+  // The issue measured the gateway spending 0.73-1.0x the CPU the runtime spends to produce the
+  // data of a session.get with messages; the runtime's CPU here includes what it does anyway.
+  {
+    const reader = await connect(0)
+    const marker = stack.model.script([{ text: 'a reply for the CPU measure', delayMs: 10 }])
+    const run = await call(reader, 'gateway.agent.run', { message: `cpu ${marker}`, waitMs: 20_000 })
+    const calls = 300
+    const [g0, r0] = [await cpuMs(gatewayPid), await cpuMs(stack.runtime.pid)]
+    for (let i = 0; i < calls; i++)
+      await call(reader, 'gateway.session.get', { session: run.session, include: ['messages'] })
+    const [g1, r1] = [await cpuMs(gatewayPid), await cpuMs(stack.runtime.pid)]
+    await reader.close()
+    results.sessionGetCpu = {
+      calls,
+      gatewayMsPerCall: Number(((g1 - g0) / calls).toFixed(2)),
+      runtimeMsPerCall: Number(((r1 - r0) / calls).toFixed(2)),
+      ratio: Number(((g1 - g0) / Math.max(1, r1 - r0)).toFixed(2)),
+    }
+  }
+
   // ---- pollers: many clients waiting on running jobs; upstream connections and fds ----
   const starter = await connect(0)
   const running = []
@@ -355,6 +383,9 @@ console.log(
 )
 console.log(
   `load: gateway RSS idle ${results.idle.gatewayRssMiB} MiB, after warm-up ${soak.gatewayRssMiB.warm} → end ${soak.gatewayRssMiB.end} MiB (${soak.growth}x, goal ≤ ${GROWTH_GOAL}x), after drain ${results.afterDrain.gatewayRssMiB} MiB; runtime ${soak.runtimeRssMiB.warm} → ${soak.runtimeRssMiB.end} MiB`,
+)
+console.log(
+  `load: session.get with messages: gateway ${results.sessionGetCpu.gatewayMsPerCall} CPU ms per call, runtime ${results.sessionGetCpu.runtimeMsPerCall} (${results.sessionGetCpu.ratio}x)`,
 )
 console.log(
   `load: ${POLLERS} pollers: at most ${results.pollers.maxUpstreamConnections} upstream connections, ${results.pollers.maxFds} fds; wake-up p50 ${results.wakeMs.p50} ms from the completion stamp, ${results.wakeMs.fromIdleEventP50} ms from the runtime's idle event (the runtime's stamp → its idle event: ${results.wakeMs.runtimeAnnounceP50} ms); runtime status p50 idle ${soak.runtimeStatusMs.idleP50} ms, during the soak ${soak.runtimeStatusMs.soakP50} ms`,
