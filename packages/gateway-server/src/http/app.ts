@@ -12,7 +12,7 @@ import {
 } from './audit.js'
 import { authenticate } from './authenticate.js'
 import { applyCorsHeaders, checkOrigin, preflightResponse } from './cors.js'
-import { jsonShapeExcess, MAX_BODY_DEPTH, MAX_BODY_VALUES } from './json-shape.js'
+import { BODY_BYTES_PER_OPERATION, jsonShapeExcess, MAX_BODY_DEPTH, MAX_BODY_VALUES } from './json-shape.js'
 import type { CredentialLimiter } from './limits.js'
 import type { OAuthVerifier } from './oauth.js'
 
@@ -264,16 +264,39 @@ export function createApp(options: AppOptions): GatewayApp {
             : httpRefusal.body(code, options.maxRequestBodyBytes)
         return refuse(auditBook(undefined), answer, `body_${code}`)
       }
+      // A large body costs the one shared thread in proportion to its size (parsing, validation),
+      // whatever it holds: it counts against the credential's rate as one operation per
+      // BODY_BYTES_PER_OPERATION, and is refused while the credential cannot afford that.
+      const sizeCost = Math.floor(body.byteLength / BODY_BYTES_PER_OPERATION)
+      const sizeWait = sizeCost === 0 ? undefined : limiter.take(principal.username, sizeCost)
+      if (sizeWait !== undefined) {
+        const held = await tarpit(signal)
+        return refuse(
+          auditBook(undefined),
+          rateLimitedResponse(
+            [],
+            sizeWait - held,
+            false,
+            limiter.tokenMs,
+            'Rate limited: too many large requests for this credential',
+          ),
+          'rate_limited',
+        )
+      }
       const excess = jsonShapeExcess(body)
-      if (excess !== undefined)
+      if (excess !== undefined) {
+        // Refused bodies count too, so a stream of them is limited like any calls.
+        limiter.charge(principal.username, 1)
         return refuse(
           auditBook(undefined),
           httpRefusal.tooComplex(MAX_BODY_DEPTH, MAX_BODY_VALUES),
           `body_${excess}`,
         )
+      }
       try {
         parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'))
       } catch {
+        limiter.charge(principal.username, 1)
         return refuse(auditBook(undefined), httpRefusal.parseError(), 'parse_error')
       }
       messages = Array.isArray(parsed) ? parsed : [parsed]

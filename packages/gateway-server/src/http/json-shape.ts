@@ -4,6 +4,12 @@
 // than a second to validate; a million nested arrays: 0.3 s to parse), all of it on the one
 // thread every credential shares. No message of the protocol comes near either bound.
 
+/**
+ * Bytes of request body that count as one operation of the credential's rate (beyond the
+ * operations the body holds): a 4 MiB body counts 16. Ordinary requests are far smaller.
+ */
+export const BODY_BYTES_PER_OPERATION = 256 * 1024
+
 /** The deepest nesting of objects and arrays a request body may have. */
 export const MAX_BODY_DEPTH = 32
 /** The most values (roughly: commas, objects and arrays) a request body may hold. */

@@ -138,6 +138,17 @@ function validatedOutput(schema: z.ZodObject): StandardSchemaWithJSON {
   return output
 }
 
+/** The most top-level fields a tool call's arguments may have (the largest input has a dozen). */
+const MAX_ARGUMENT_FIELDS = 64
+
+/** The own enumerable fields of `args` up to one past the bound (0 for anything not an object). */
+function fieldCount(args: unknown): number {
+  if (typeof args !== 'object' || args === null) return 0
+  let count = 0
+  for (const key in args) if (Object.hasOwn(args, key) && ++count > MAX_ARGUMENT_FIELDS) break
+  return count
+}
+
 /** The longest line of {@link describeIssues} (zod lists every unknown key in one message). */
 const MAX_ISSUE_LINE = 200
 
@@ -181,6 +192,13 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
       let release: (() => void) | undefined
       let ran = false
       try {
+        // No tool takes more than a handful of fields: a call with many is refused before zod
+        // builds an issue naming every one (thousands of long keys cost the shared thread).
+        if (fieldCount(args) > MAX_ARGUMENT_FIELDS)
+          throw new GatewayError(
+            'invalid_input',
+            `Invalid arguments: more than ${MAX_ARGUMENT_FIELDS} fields`,
+          )
         const parsed = def.input.safeParse(args ?? {})
         if (!parsed.success) throw new GatewayError('invalid_input', describeIssues(parsed.error))
         const input = parsed.data as z.output<I>

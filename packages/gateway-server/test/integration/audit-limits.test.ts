@@ -278,6 +278,31 @@ describe('per-credential limits', () => {
     expect((JSON.parse(batch.text) as Array<{ id: number }>).map((a) => a.id)).toEqual([1, 2, 3])
   })
 
+  it('counts a large body as one operation per 256 KiB, and bodies refused before parsing as one each', async () => {
+    const g = h.extraGateway({ gateway: { limits: { ratePerSecond: 0.5, rateBurst: 12 } } })
+    // About 1 MiB: 4 operations for its size, 1 for the call (12 → 7 → 2, then refused).
+    const big = call(1, 'gateway.catalog.get', { note: 'x'.repeat(1024 * 1024) })
+    expect((await post(g, h.creds.keys.chat, big)).status).toBe(200)
+    expect((await post(g, h.creds.keys.chat, big)).status).toBe(200)
+    const refused = await post(g, h.creds.keys.chat, big)
+    expect(refused.status).toBe(429)
+    expect(refused.text).toContain('too many large requests')
+    // Another credential: twelve bodies too complex to parse use up its burst too.
+    let nested: unknown = 0
+    for (let i = 0; i < 40; i++) nested = [nested]
+    const deep = call(1, 'gateway.catalog.get', { a: nested })
+    for (let i = 0; i < 12; i++) expect((await post(g, h.creds.keys.chat2, deep)).status).toBe(400)
+    expect((await post(g, h.creds.keys.chat2, call(2, 'gateway.catalog.get'))).status).toBe(429)
+  })
+
+  it('refuses a call with more fields than any tool takes before validating them one by one', async () => {
+    const fields = Object.fromEntries(Array.from({ length: 9_000 }, (_, i) => [`${'k'.repeat(40)}${i}`, 1]))
+    const res = await post(h.gateway, h.creds.keys.chat, call(1, 'gateway.session.list', fields))
+    expect(res.status).toBe(200)
+    expect(res.text).toContain('more than 64 fields')
+    expect(res.text.length).toBeLessThan(1000)
+  })
+
   it('holds at most concurrentWaits waiting calls per credential; the next gets rate_limited at once', async () => {
     const g = h.extraGateway({ gateway: { limits: { concurrentWaits: 2 } } })
     const client = await h.connect('chat', { gateway: g })
