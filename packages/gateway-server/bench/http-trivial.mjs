@@ -16,8 +16,7 @@
 //   node bench/http-trivial.mjs --no-heap-tuning       # the gateway with V8's default heap growth
 //   node bench/http-trivial.mjs --heap-growing-percent 30   # another growth than the CLI's (60)
 //   node bench/http-trivial.mjs --serve-bare           # (internal) the bare server process
-import { spawn } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -91,7 +90,7 @@ if (argv.includes('--serve-bare')) {
 async function main() {
   const { createCredentialStore } = await import('@sallyport/credentials')
   const { randomBytes } = await import('node:crypto')
-  const { connect } = await import('./support.mjs')
+  const { connect, cpuMs, rssMiB, spawnWithPort } = await import('./support.mjs')
 
   const SECONDS = Number(option('seconds', 5))
   const CONNECTIONS = Number(option('connections', 10))
@@ -103,39 +102,7 @@ async function main() {
   const TOOL = 'gateway.catalog.get'
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
-  // ---- /proc readers (Linux) ----
-  const rssMiB = async (pid) =>
-    Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
-  /** utime + stime of `pid`, in ms (clock ticks of 10 ms: CLK_TCK 100 on Linux). */
-  const cpuMs = async (pid) => {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  }
-
-  /** Spawns `args` with node; resolves with the child and the port from its `{"port":N}` line. */
-  const start = (args, nodeArgs = []) =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
-      let out = ''
-      let found = false
-      // Audit lines come on the same pipe: drained (and dropped) so the gateway never blocks.
-      child.stdout.on('data', (chunk) => {
-        if (found) return
-        out += chunk
-        for (const line of out.split('\n')) {
-          if (!line.startsWith('{"port"')) continue
-          found = true
-          out = ''
-          resolve({ child, port: JSON.parse(line).port })
-          return
-        }
-        out = out.slice(out.lastIndexOf('\n') + 1)
-      })
-      child.once('exit', (code) => {
-        if (!found) reject(new Error(`${args[0]} exited ${code}`))
-      })
-    })
+  const start = (args, nodeArgs = []) => spawnWithPort(args, { nodeArgs })
   const stop = (child) =>
     new Promise((resolve) => {
       if (child.exitCode !== null) return resolve()

@@ -13,16 +13,15 @@
 //   node bench/load.mjs --heap-growing-percent 30   # another growth than the CLI's (60 %)
 //   node bench/load.mjs --heap-snapshots DIR   # the gateway writes a heap snapshot into DIR at the
 //                                              # end of warm-up and at the end of the soak
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCredentialStore } from '@sallyport/credentials'
 import { createHandleCodec } from '@sallyport/handles'
 import { startStack } from '@sallyport/testkit'
 import { createUpstreamClient } from '@sallyport/upstream-client'
-import { connect as connectTo, quantile } from './support.mjs'
+import { connect as connectTo, cpuMs, quantile, rssMiB, spawnWithPort } from './support.mjs'
 
 const argv = process.argv.slice(2)
 const flag = (name, fallback) => {
@@ -44,11 +43,6 @@ const GROWTH_GOAL = 1.2
 
 // ---- /proc readers (Linux) ----
 
-async function rssMiB(pid) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8')
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024
-}
-
 async function socketInodes(pid) {
   const inodes = new Set()
   for (const fd of await readdir(`/proc/${pid}/fd`).catch(() => [])) {
@@ -57,13 +51,6 @@ async function socketInodes(pid) {
     if (m) inodes.add(m[1])
   }
   return inodes
-}
-
-/** CPU time (user + system) the process has used, in milliseconds (clock ticks of 10 ms). */
-async function cpuMs(pid) {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 async function fdCount(pid) {
@@ -88,6 +75,7 @@ async function connectionsTo(pid, port) {
 
 // ---- set-up ----
 
+if (snapshotDir) await mkdir(snapshotDir, { recursive: true })
 const stateDir = await mkdtemp(join(tmpdir(), 'sallyport-load-'))
 const stack = await startStack()
 const secretHex = randomBytes(32).toString('hex')
@@ -104,11 +92,8 @@ const runtime = {
   directory: stack.runtime.directory,
 }
 const runtimePort = Number(new URL(stack.runtime.url).port)
-const child = spawn(
-  process.execPath,
+const { child, port } = await spawnWithPort(
   [
-    ...nodeFlags,
-    ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2'] : []),
     join(import.meta.dirname, 'gateway-process.mjs'),
     JSON.stringify({
       stateDir,
@@ -121,7 +106,11 @@ const child = spawn(
           : true,
     }),
   ],
-  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], ...(snapshotDir && { cwd: snapshotDir }) },
+  {
+    nodeArgs: [...nodeFlags, ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2'] : [])],
+    ipc: true,
+    ...(snapshotDir && { cwd: snapshotDir }),
+  },
 )
 /** The gateway's own account of its memory (V8 heap by space, external, array buffers), MiB. */
 const gatewayMemory = () =>
@@ -137,15 +126,6 @@ const gatewayMemory = () =>
 const heapSnapshot = () => {
   if (snapshotDir) child.kill('SIGUSR2')
 }
-const port = await new Promise((resolve, reject) => {
-  let out = ''
-  child.stdout.on('data', (chunk) => {
-    out += chunk
-    const line = out.split('\n').find((l) => l.startsWith('{'))
-    if (line) resolve(JSON.parse(line).port)
-  })
-  child.once('exit', (code) => reject(new Error(`gateway process exited ${code}`)))
-})
 const gatewayUrl = `http://127.0.0.1:${port}`
 const gatewayPid = child.pid
 const upstream = createUpstreamClient(runtime)

@@ -14,15 +14,14 @@
 //       a second gateway, built elsewhere (e.g. the base commit's dist), started the same way from
 //       that directory's bench/gateway-process.mjs, measured in the same repetitions against the
 //       same runtime and sessions: before/after figures under the same machine load
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCredentialStore } from '@sallyport/credentials'
 import { createOwnershipSigner } from '@sallyport/handles'
 import { startStack } from '@sallyport/testkit'
-import { connect, quantile } from './support.mjs'
+import { connect, memoryMiB, quantile, spawnWithPort } from './support.mjs'
 
 const argv = process.argv.slice(2)
 const flag = (name, fallback) => {
@@ -49,9 +48,8 @@ const budget = setTimeout(() => {
 budget.unref()
 
 async function rssMiB(pid) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8')
-  const kib = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0)
-  return { rss: Math.round(kib('VmRSS') / 1024), peak: Math.round(kib('VmHWM') / 1024) }
+  const { rss, peak } = await memoryMiB(pid)
+  return { rss: Math.round(rss), peak: Math.round(peak) }
 }
 
 const p50 = (values) =>
@@ -135,24 +133,11 @@ try {
   // ---- the gateway(s), each in a process of its own ----
   const gateways = []
   const startGateway = async (label, dir) => {
-    const child = spawn(
-      process.execPath,
-      [
-        join(dir, 'bench', 'gateway-process.mjs'),
-        JSON.stringify({ stateDir, secretHex: secret.toString('hex'), runtime }),
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    )
+    const { child, port } = await spawnWithPort([
+      join(dir, 'bench', 'gateway-process.mjs'),
+      JSON.stringify({ stateDir, secretHex: secret.toString('hex'), runtime }),
+    ])
     children.push(child)
-    const port = await new Promise((resolve, reject) => {
-      let out = ''
-      child.stdout.on('data', (chunk) => {
-        out += chunk
-        const line = out.split('\n').find((l) => l.startsWith('{'))
-        if (line) resolve(JSON.parse(line).port)
-      })
-      child.once('exit', (code) => reject(new Error(`gateway process exited ${code}`)))
-    })
     const client = await connect(`http://127.0.0.1:${port}`, key, { name: `sessions-scale-${label}` })
     const call = async (name, args) => {
       const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })
