@@ -44,3 +44,15 @@ describe('drainableRuntime', () => {
     expect(healthyCalls()).toBe(1)
   })
 })
+
+describe('drainableRuntime methods', () => {
+  it('binds each method once, and anew when the port replaces it', async () => {
+    const { port } = waitingPort()
+    const runtime = drainableRuntime(port, new AbortController().signal)
+    expect(runtime.healthy).toBe(runtime.healthy)
+    const before = runtime.healthy
+    ;(port as { healthy: () => Promise<boolean> }).healthy = async () => false
+    expect(runtime.healthy).not.toBe(before)
+    expect(await runtime.healthy()).toBe(false)
+  })
+})

@@ -40,12 +40,19 @@ export function drainableRuntime(runtime: RuntimePort, drain: AbortSignal): Runt
         options.signal?.removeEventListener('abort', onCaller)
       })
   }
-  // Every other member is the runtime's own, called on the runtime itself.
+  // Every other member is the runtime's own, called on the runtime itself (bound once each:
+  // the port's methods are called on every request; a method replaced on the port is bound anew).
+  const bound = new Map<PropertyKey, { of: unknown; method: unknown }>()
   return new Proxy(runtime, {
-    get(target, property, receiver) {
+    get(target, property) {
       if (property === 'waitUntil') return waitUntil
-      const value = Reflect.get(target, property, receiver)
-      return typeof value === 'function' ? value.bind(target) : value
+      const value = Reflect.get(target, property, target)
+      if (typeof value !== 'function') return value
+      const known = bound.get(property)
+      if (known !== undefined && known.of === value) return known.method
+      const method = value.bind(target)
+      bound.set(property, { of: value, method })
+      return method
     },
   })
 }
