@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Gateway } from '../../src/index.js'
-import { MARK, useHarness, writeWorkspace } from './harness.js'
+import { MARK, postRpc, rpcCall, useHarness, writeWorkspace } from './harness.js'
 
 // The audit log, compared call by call with a mixed workload, and the per-credential limits.
 
@@ -27,22 +26,7 @@ const view = (l: Line): Line =>
     }),
   )
 
-/** POSTs one raw JSON-RPC body (a batch is an array) as a 2025-era client. */
-async function post(gateway: Gateway, key: string, body: unknown): Promise<{ status: number; text: string }> {
-  const res = await gateway.fetch(
-    new Request('http://gateway.test/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-        authorization: `Bearer ${key}`,
-      },
-      body: JSON.stringify(body),
-    }),
-  )
-  return { status: res.status, text: await res.text() }
-}
+const post = postRpc
 /** Polls until `find` returns a value (every 20 ms, at most 15 s). */
 async function pollFor<T>(find: () => T | undefined): Promise<T> {
   const deadline = Date.now() + 15_000
@@ -53,12 +37,7 @@ async function pollFor<T>(find: () => T | undefined): Promise<T> {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
-const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-})
+const call = rpcCall
 
 describe('the audit log', () => {
   it('has exactly one line per call of a mixed workload, each with its tool and true outcome', async () => {

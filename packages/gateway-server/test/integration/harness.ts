@@ -410,6 +410,35 @@ function wrap(who: Who, client: Client): McpSession {
   }
 }
 
+/** POSTs one raw JSON-RPC body (a batch is an array) to `gateway` as a 2025-era client. */
+export async function postRpc(
+  gateway: Gateway,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; text: string }> {
+  const res = await gateway.fetch(
+    new Request('http://gateway.test/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        authorization: `Bearer ${key}`,
+      },
+      body: JSON.stringify(body),
+    }),
+  )
+  return { status: res.status, text: await res.text() }
+}
+
+/** A JSON-RPC `tools/call` message. */
+export const rpcCall = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+})
+
 /** Polls `check` until it returns a value other than undefined, or fails at the deadline. */
 export async function pollUntil<T>(
   check: () => T | undefined | Promise<T | undefined>,

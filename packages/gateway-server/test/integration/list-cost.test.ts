@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest'
 import type { Gateway } from '../../src/index.js'
 import { SESSIONS_PER_OPERATION } from '../../src/tools/sessions.js'
-import { useHarness } from './harness.js'
+import { postRpc, rpcCall, useHarness } from './harness.js'
 
 // gateway.session.list for a caller whose sessions are few among many makes the runtime list
 // every session, on every call (found by the black-box attack: 10 lists a second among 4 000
@@ -10,22 +10,8 @@ import { useHarness } from './harness.js'
 
 const h = useHarness()
 
-async function post(gateway: Gateway, key: string, id: number, name: string): Promise<number> {
-  const res = await gateway.fetch(
-    new Request('http://gateway.test/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-        authorization: `Bearer ${key}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } }),
-    }),
-  )
-  await res.text()
-  return res.status
-}
+const post = async (gateway: Gateway, key: string, id: number, name: string): Promise<number> =>
+  (await postRpc(gateway, key, rpcCall(id, name))).status
 
 it('a listing that reads thousands of sessions counts as more than one operation of the caller’s rate', async () => {
   for (let i = 0; i < 2_000; i++) h.fake.addSession({ title: `someone else's ${i}` })

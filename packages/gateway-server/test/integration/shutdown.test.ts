@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import type { Gateway } from '../../src/index.js'
-import { useHarness } from './harness.js'
+import { postRpc, rpcCall, useHarness } from './harness.js'
 
 // Closing the gateway (SIGTERM in `up` and `serve`) while calls wait: each waiting call answers
 // with the job's state as it stands, and its audit line says `ok`, instead of the connection
@@ -16,19 +16,8 @@ function answerOf(text: string): { result?: { structuredContent?: Record<string,
 }
 
 async function post(g: Gateway, key: string, id: number, name: string, args: Record<string, unknown>) {
-  const res = await g.fetch(
-    new Request('http://gateway.test/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-        authorization: `Bearer ${key}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
-    }),
-  )
-  return { status: res.status, answer: answerOf(await res.text()) }
+  const { status, text } = await postRpc(g, key, rpcCall(id, name, args))
+  return { status, answer: answerOf(text) }
 }
 
 it('answers every waiting call with the state as it stands when the gateway closes, then closes', async () => {
