@@ -8,6 +8,8 @@ command -v rg >/dev/null 2>&1 || need+=(ripgrep)
 # The container image test (packages/cli): an engine and debootstrap for the registry-free base.
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+# The scale-out harness (packages/cli): a real load balancer in front of several gateways.
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq >/dev/null
