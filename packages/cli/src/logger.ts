@@ -1,4 +1,6 @@
 import { type Logger, pino } from 'pino'
+import pretty from 'pino-pretty'
+import { prettyOptions } from './console-format.ts'
 
 export type { Logger }
 
@@ -11,8 +13,19 @@ export type { Logger }
  * operation then costs no write of its own. What is gathered is written synchronously when the
  * process exits (a crash included); a process killed by a signal it does not handle loses at
  * most the last 250 ms.
+ *
+ * `format: 'pretty'` renders the same records as short human lines (console-format.ts), written
+ * synchronously to standard output; for a terminal, which `up` and `serve` choose by default.
  */
-export function createCliLogger(destination?: NodeJS.WritableStream, level = 'info'): Logger {
+export function createCliLogger(
+  destination?: NodeJS.WritableStream,
+  level = 'info',
+  format: 'json' | 'pretty' = 'json',
+): Logger {
+  const target =
+    format === 'pretty'
+      ? pretty({ ...prettyOptions(process.stdout.isTTY === true), destination: destination ?? 1 })
+      : destination
   return pino(
     {
       level,
@@ -32,7 +45,7 @@ export function createCliLogger(destination?: NodeJS.WritableStream, level = 'in
       },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    (destination ??
+    (target ??
       pino.destination({
         dest: 1,
         sync: false,
