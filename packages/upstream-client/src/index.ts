@@ -35,6 +35,8 @@ export type { CallOptions } from './invoke.ts'
 export { isNativeMessageId, newMessageId, type RandomBytes } from './message-id.ts'
 /** Options of `createUpstreamClient`. */
 export type { EventStreamOptions, UpstreamClientOptions } from './options.ts'
+/** A provider's error message without keys, credentials or host paths, for clients and operators. */
+export { PROVIDER_MESSAGE_MAX, sanitizeProviderMessage } from './provider-message.ts'
 /** The validated response shapes (zod schemas and inferred types). */
 export {
   type Agent,
