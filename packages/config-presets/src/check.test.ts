@@ -52,12 +52,41 @@ describe('checkReadiness', () => {
     expect(fake.state.sessions.size).toBe(0)
   })
 
-  it('reports the runtime error name when the model fails, and still deletes the session', async () => {
+  it("reports the runtime's error with the provider's message (no key), and still deletes the session", async () => {
     answer = (turn, rt) =>
-      rt.failTurn(turn.sessionId, { name: 'APIError', message: 'connect ECONNREFUSED 10.0.0.5:8080' })
+      rt.failTurn(turn.sessionId, {
+        name: 'APIError',
+        message:
+          'Incorrect API key provided: sk-proj-AbCdEf0123456789xyz (connect ECONNREFUSED 10.0.0.5:8080)',
+      })
     const result = await checkReadiness({ runtime: runtime(), id: 'local', model: 'm' })
-    expect(result).toMatchObject({ inference: 'failed', reason: 'the runtime reported APIError' })
-    expect(JSON.stringify(result)).not.toContain('ECONNREFUSED')
+    expect(result).toMatchObject({
+      inference: 'failed',
+      reason:
+        'the runtime reported APIError: Incorrect API key provided: [redacted] (connect ECONNREFUSED 10.0.0.5:8080)',
+    })
+    expect(JSON.stringify(result)).not.toContain('sk-proj')
+    expect(fake.state.sessions.size).toBe(0)
+  })
+
+  it('reports the first failed provider request the runtime retries instead of waiting the retries out', async () => {
+    answer = (turn, rt) =>
+      void rt.emit('session.status', {
+        sessionID: turn.sessionId,
+        status: {
+          type: 'retry',
+          attempt: 1,
+          message: 'Unable to connect. Is the computer able to access the url? key=abc123def456ghi789jkl',
+          next: Date.now() + 2_000,
+        },
+      })
+    const result = await checkReadiness({ runtime: runtime(), id: 'local', model: 'm', timeoutMs: 10_000 })
+    expect(result).toMatchObject({
+      inference: 'failed',
+      reason:
+        'the runtime reported a failed provider request, which it retries (attempt 1): Unable to connect. Is the computer able to access the url? key=[redacted]',
+    })
+    expect(result.elapsedMs).toBeLessThan(10_000)
     expect(fake.state.sessions.size).toBe(0)
   })
 
@@ -67,15 +96,16 @@ describe('checkReadiness', () => {
         sessionID: turn.sessionId,
         error: {
           name: 'ProviderModelNotFoundError',
-          data: { message: 'model m of http://10.0.0.5 not found' },
+          data: { message: 'model m of http://u:hunter2@10.0.0.5 not found in /home/op/.config/x.json' },
         },
       })
     const result = await checkReadiness({ runtime: runtime(), id: 'local', model: 'm', timeoutMs: 10_000 })
     expect(result).toMatchObject({
       inference: 'failed',
-      reason: 'the runtime reported ProviderModelNotFoundError',
+      reason:
+        'the runtime reported ProviderModelNotFoundError: model m of http://10.0.0.5 not found in [path]',
     })
-    expect(JSON.stringify(result)).not.toContain('10.0.0.5')
+    expect(JSON.stringify(result)).not.toContain('hunter2')
     expect(fake.state.sessions.size).toBe(0)
   })
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Message, UpstreamClient } from '@sallyport/upstream-client'
+import { type Message, sanitizeProviderMessage, type UpstreamClient } from '@sallyport/upstream-client'
 import { PresetError } from './errors.js'
 import { checkModelId, checkPresetId } from './validate.js'
 
@@ -32,7 +32,10 @@ export interface Readiness {
   readonly inference: 'proven' | 'failed'
   /** Tool calls are not exercised by the check: never proven here. */
   readonly toolCalls: 'not proven'
-  /** Why inference failed: the runtime's error name or a timeout (never the server's raw answer). */
+  /**
+   * Why inference failed: the runtime's error name with the provider's message (keys, tokens and
+   * host paths removed: `sanitizeProviderMessage`), the retry the runtime started, or a timeout.
+   */
   readonly reason?: string
   readonly elapsedMs: number
 }
@@ -99,7 +102,9 @@ export async function checkReadiness(options: {
       { timeoutMs: budget() },
     )
     // The answer, or an error the runtime reports for the session without writing an answer (a
-    // model it cannot resolve, a provider it has disabled): whichever comes first.
+    // model it cannot resolve, a provider it has disabled), or the runtime starting to retry a
+    // failed provider request (it retries a network error without end, a server error for about
+    // 70 s: the check reports the first failure instead of waiting that out): whichever comes first.
     const stopWaiting = new AbortController()
     const waiting = runtime.events.waitUntil(
       session,
@@ -108,11 +113,21 @@ export async function checkReadiness(options: {
       { timeoutMs: budget(), signal: stopWaiting.signal },
     )
     const failing = runtime.events
-      .waitFor(session, (event) => event.type === 'session.error', {
-        timeoutMs: budget(),
-        signal: stopWaiting.signal,
-      })
-      .then((event) => (event === undefined ? NEVER : { error: errorName(event.properties) }))
+      .waitFor(
+        session,
+        (event) =>
+          event.type === 'session.error' ||
+          (event.type === 'session.status' &&
+            (event.properties as { status?: { type?: unknown } }).status?.type === 'retry'),
+        { timeoutMs: budget(), signal: stopWaiting.signal },
+      )
+      .then((event) =>
+        event === undefined
+          ? NEVER
+          : event.type === 'session.status'
+            ? { error: retryDescription(event.properties) }
+            : { error: errorDescription((event.properties as { error?: unknown }).error) },
+      )
     waiting.catch(() => {})
     failing.catch(() => {})
     const first = Promise.race([waiting, failing])
@@ -138,10 +153,23 @@ const ABORTED = Symbol('aborted')
 /** A promise that never settles (a wait that ended without its event loses the race). */
 const NEVER = new Promise<never>(() => {})
 
-/** The error name of a `session.error` event (never its message, which may quote the server). */
-function errorName(properties: unknown): string {
-  const name = (properties as { error?: { name?: unknown } } | undefined)?.error?.name
-  return typeof name === 'string' ? name : 'an error'
+/**
+ * A runtime error as "APIError: <the provider's message>": the name, and the message with keys,
+ * tokens and host paths removed (it may quote the server's answer or the request).
+ */
+function errorDescription(error: unknown): string {
+  const { name, data } = (error ?? {}) as { name?: unknown; data?: { message?: unknown } }
+  const message = sanitizeProviderMessage(data?.message)
+  const label = typeof name === 'string' ? name : 'an error'
+  return message === undefined ? label : `${label}: ${message}`
+}
+
+/** A `session.status` retry as "the provider failed and the runtime is retrying (attempt N): <message>". */
+function retryDescription(properties: unknown): string {
+  const status = (properties as { status?: { attempt?: unknown; message?: unknown } }).status ?? {}
+  const message = sanitizeProviderMessage(status.message)
+  const attempt = typeof status.attempt === 'number' ? ` (attempt ${status.attempt})` : ''
+  return `a failed provider request, which it retries${attempt}${message === undefined ? '' : `: ${message}`}`
 }
 /** `promise`, or ABORTED as soon as `signal` aborts (the promise is left to settle on its own). */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
@@ -173,14 +201,14 @@ async function deleteByToken(runtime: CheckRuntime, token: string): Promise<void
   }
 }
 
-/** The turn's last assistant message once it is complete: its error name, if any. */
+/** The turn's last assistant message once it is complete: its error, if any. */
 function finished(messages: readonly Message[], messageID: string): { error?: string } | undefined {
   const last = messages
     .filter((m) => m.info.role === 'assistant' && (m.info as { parentID?: string }).parentID === messageID)
     .at(-1)
   if (!last) return undefined
   const info = last.info as { time: { completed?: number }; error?: { name?: unknown }; finish?: string }
-  if (info.error) return { error: typeof info.error.name === 'string' ? info.error.name : 'an error' }
+  if (info.error) return { error: errorDescription(info.error) }
   if (info.time.completed === undefined || info.finish === 'tool-calls') return undefined
   return {}
 }
