@@ -7,7 +7,10 @@ import {
   createFileExclusive,
   ensurePrivateDir,
   removeDirAtomic,
+  withoutTempNames,
   writeFileAtomic,
+  writeTempDir,
+  writeTempFile,
 } from './atomic-write.ts'
 
 async function dir(): Promise<string> {
@@ -91,5 +94,29 @@ describe('ensurePrivateDir', () => {
     await mkdir(join(base, 'open'), { mode: 0o755 })
     await ensurePrivateDir(join(base, 'open'))
     expect(await mode(join(base, 'open'))).toBe('700')
+  })
+})
+
+describe('writeTempFile and writeTempDir', () => {
+  it('leave nothing behind when the write fails', async () => {
+    const base = await dir()
+    // A missing parent directory (of the file; of a file inside the temporary directory).
+    const big = 'x'.repeat(10)
+    expect(await codeOf(() => writeTempFile(join(base, 'missing/f'), big))).toBe('ENOENT')
+    expect(await codeOf(() => writeTempDir(join(base, 'alice'), { 'a/b': big }))).toBe('ENOENT')
+    expect(await readdir(base)).toEqual([])
+  })
+})
+
+describe('withoutTempNames', () => {
+  it('names the file a temporary entry stands for', () => {
+    expect(withoutTempNames('credentials/.tmp-.lock-AbCdEfGhIjKl')).toBe('credentials/.lock')
+    expect(withoutTempNames('credentials/.tmp-.lock-aside-AbCdEfGh_-Kl')).toBe('credentials/.lock')
+    expect(withoutTempNames('credentials/.tmp-alice-AbCdEfGhIjKl/key')).toBe('credentials/alice/key')
+    expect(withoutTempNames('credentials/alice/.tmp-meta.json-AbCdEfGhIjKl')).toBe(
+      'credentials/alice/meta.json',
+    )
+    expect(withoutTempNames('credentials/.tmp-bob-removed-AbCdEfGhIjKl')).toBe('credentials/bob')
+    expect(withoutTempNames('credentials/alice/key')).toBe('credentials/alice/key')
   })
 })

@@ -33,9 +33,73 @@ async function writeNewFile(path: string, data: string | Uint8Array, mode: numbe
     await handle.chmod(mode)
     await handle.writeFile(data)
     await handle.sync()
+  } catch (error) {
+    // A write through a handle names no file: name it, so the message can say which.
+    const errno = error as NodeJS.ErrnoException
+    if (errno.code !== undefined && errno.path === undefined) errno.path = path
+    throw error
   } finally {
     await handle.close()
   }
+}
+
+/**
+ * Writes `data` to a new temporary file next to `path` (O_EXCL, `mode`, fsynced) and returns the
+ * temporary file's path; renaming it over `path` is the caller's step. Removes the temporary file
+ * again when the write fails (a full disk, say): nothing is left behind.
+ */
+export async function writeTempFile(path: string, data: string | Uint8Array, mode = 0o600): Promise<string> {
+  const temp = tempName(dirname(path), basename(path))
+  try {
+    await writeNewFile(temp, data, mode)
+  } catch (error) {
+    await unlink(temp).catch(() => {})
+    throw error
+  }
+  return temp
+}
+
+/**
+ * Writes `files` into a new temporary directory (mode 0700) next to `target`, fsynced, and
+ * returns its path; renaming it to `target` is the caller's step. Removes it again when a write
+ * fails.
+ */
+export async function writeTempDir(
+  target: string,
+  files: Readonly<Record<string, string>>,
+  mode = 0o600,
+): Promise<string> {
+  const temp = tempName(dirname(target), basename(target))
+  try {
+    await mkdir(temp, { mode: 0o700 })
+    await chmod(temp, 0o700)
+    for (const [name, data] of Object.entries(files)) await writeNewFile(join(temp, name), data, mode)
+    await fsyncDir(temp)
+  } catch (error) {
+    await rm(temp, { recursive: true, force: true }).catch(() => {})
+    throw error
+  }
+  return temp
+}
+
+/** A unique temporary name next to `path` to move it aside to (a directory being removed). */
+export function asideName(path: string, tag: string): string {
+  return tempName(dirname(path), `${basename(path)}-${tag}`)
+}
+
+/**
+ * The store-relative name a temporary entry stands for (`.tmp-key-AbC…` → `key`,
+ * `.tmp-alice-AbC…/key` → `alice/key`), so messages name the file the operator knows.
+ */
+export function withoutTempNames(path: string): string {
+  return path
+    .split('/')
+    .map((part) => {
+      if (!part.startsWith(TEMP_PREFIX)) return part
+      const base = part.slice(TEMP_PREFIX.length).replace(/-[A-Za-z0-9_-]{12}$/, '')
+      return base.replace(/-(removed|aside)$/, '')
+    })
+    .join('/')
 }
 
 /**
@@ -44,16 +108,14 @@ async function writeNewFile(path: string, data: string | Uint8Array, mode: numbe
  * content, never a mix.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
-  const dir = dirname(path)
-  const temp = tempName(dir, basename(path))
+  const temp = await writeTempFile(path, data, mode)
   try {
-    await writeNewFile(temp, data, mode)
     await rename(temp, path)
   } catch (error) {
     await unlink(temp).catch(() => {})
     throw error
   }
-  await fsyncDir(dir)
+  await fsyncDir(dirname(path))
 }
 
 /**
@@ -90,26 +152,20 @@ export async function createDirAtomic(
   files: Readonly<Record<string, string>>,
   mode = 0o600,
 ): Promise<void> {
-  const parent = dirname(target)
-  const temp = tempName(parent, basename(target))
+  const temp = await writeTempDir(target, files, mode)
   try {
-    await mkdir(temp, { mode: 0o700 })
-    await chmod(temp, 0o700)
-    for (const [name, data] of Object.entries(files)) await writeNewFile(join(temp, name), data, mode)
-    await fsyncDir(temp)
     await rename(temp, target)
   } catch (error) {
     await rm(temp, { recursive: true, force: true }).catch(() => {})
     throw error
   }
-  await fsyncDir(parent)
+  await fsyncDir(dirname(target))
 }
 
 /** Removes directory `target` atomically: renamed away first, then deleted. */
 export async function removeDirAtomic(target: string): Promise<void> {
-  const parent = dirname(target)
-  const trash = tempName(parent, `${basename(target)}-removed`)
+  const trash = asideName(target, 'removed')
   await rename(target, trash)
-  await fsyncDir(parent)
+  await fsyncDir(dirname(target))
   await rm(trash, { recursive: true, force: true })
 }

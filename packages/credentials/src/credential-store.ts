@@ -1,5 +1,4 @@
 import { timingSafeEqual } from 'node:crypto'
-import { createDirAtomic, removeDirAtomic, writeFileAtomic } from './atomic-write.ts'
 import { CredentialError } from './errors.ts'
 import { buildKeyIndex, digestKey, type KeyedPrincipal } from './key-matcher.ts'
 import { addMapping, deleteMapping, dropMappingsOf, sortMappings } from './oauth-map.ts'
@@ -159,9 +158,8 @@ export function createCredentialStore(options: CredentialStoreOptions): Credenti
           updatedAt: at,
           rotatedAt: null,
         }
-        mutation.changed()
         // Key and metadata appear together: the directory is renamed into place complete.
-        await createDirAtomic(paths.userDir(username), { key, 'meta.json': metaJson(meta) })
+        await mutation.createDir(paths.userDir(username), { key, 'meta.json': metaJson(meta) })
         return { username, identity: meta.identity, policy, key }
       })
     },
@@ -176,8 +174,7 @@ export function createCredentialStore(options: CredentialStoreOptions): Credenti
         async (mutation) => {
           const meta = await requireMeta(username)
           const next: CredentialMeta = { ...meta, policy, updatedAt: timestamp() }
-          mutation.changed()
-          await writeFileAtomic(paths.metaFile(username), metaJson(next))
+          await mutation.writeFile(paths.metaFile(username), metaJson(next))
           return info(username, next)
         },
         [dir],
@@ -202,10 +199,14 @@ export function createCredentialStore(options: CredentialStoreOptions): Credenti
           }
           await assertKeyUnused(paths, key, username)
           const at = timestamp()
-          mutation.changed()
-          // Key first: a reader between the two renames sees the new key with the old timestamps.
-          await writeFileAtomic(paths.keyFile(username), key)
-          await writeFileAtomic(paths.metaFile(username), metaJson({ ...meta, updatedAt: at, rotatedAt: at }))
+          // Both are written before either is moved into place (a full disk fails with nothing
+          // changed). Key first: a reader between the two renames sees the new key with the old
+          // timestamps.
+          await mutation.writeFile(paths.keyFile(username), key)
+          await mutation.writeFile(
+            paths.metaFile(username),
+            metaJson({ ...meta, updatedAt: at, rotatedAt: at }),
+          )
           return { username, identity: meta.identity, policy: meta.policy, key }
         },
         [paths.userDir(username)],
@@ -219,8 +220,7 @@ export function createCredentialStore(options: CredentialStoreOptions): Credenti
         // Mappings go first: an interruption then leaves a credential without mappings
         // (fails closed) rather than mappings that a later re-add would inherit.
         await dropMappingsOf(paths, mutation, username)
-        mutation.changed()
-        await removeDirAtomic(paths.userDir(username))
+        mutation.removeDir(paths.userDir(username))
         return info(username, meta)
       })
     },

@@ -1,4 +1,3 @@
-import { writeFileAtomic } from './atomic-write.ts'
 import { CredentialError } from './errors.ts'
 import { readOAuthMap } from './read-store.ts'
 import { MAX_OAUTH_MAPPINGS, type OAuthMapping } from './schemas.ts'
@@ -12,9 +11,8 @@ export function sortMappings(mappings: readonly OAuthMapping[]): OAuthMapping[] 
 }
 
 async function writeMappings(paths: StorePaths, mutation: Mutation, mappings: OAuthMapping[]): Promise<void> {
-  mutation.changed()
   const file = { version: 1 as const, mappings: sortMappings(mappings) }
-  await writeFileAtomic(paths.oauthMap, `${JSON.stringify(file, null, 2)}\n`)
+  await mutation.writeFile(paths.oauthMap, `${JSON.stringify(file, null, 2)}\n`)
 }
 
 /** Under the lock: deletes every mapping to `username`. Returns how many were deleted. */
