@@ -73,6 +73,14 @@ export interface RuntimeOptions {
    * stack does; default true. Only a test that proves what happens WITHOUT it turns it off.
    */
   runtimeGuard?: boolean
+  /**
+   * Start in this existing sandbox (the `sandbox` of an earlier runtime that died) instead of a new
+   * one: the same data directory, configuration and workspace, so a test can restart a killed
+   * runtime (pass its `port`, `username` and `password` too). The sandbox stays the earlier
+   * handle's: this runtime's `stop()` never removes it. `config`, `preferences`, `workspace`,
+   * `gitInit`, `tempParent` and `runtimeGuard` are then ignored (the sandbox has them already).
+   */
+  sandbox?: Sandbox
 }
 
 /** A running opencode server. See {@link startRuntime}. */
@@ -147,22 +155,26 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   const username = options.username ?? 'gateway'
   const password = options.password ?? randomBytes(18).toString('base64url')
   const authHeader = basicAuth(username, password)
-  const sandbox = createSandbox({
-    config: buildRuntimeConfig(options.modelURL ?? 'http://127.0.0.1:9/v1', options.config),
-    ...(options.tempParent ? { parent: options.tempParent } : {}),
-    ...(options.workspace ? { workspace: options.workspace } : {}),
-    ...(user ? { user } : {}),
-    gitInit: options.gitInit ?? false,
-    ...(options.preferences ? { preferences: options.preferences } : {}),
-    ...(options.runtimeGuard !== false && {
-      plugins: { [PLUGIN_WRAPPER_FILE]: pluginWrapperSource() },
-    }),
-  })
+  const reused = options.sandbox
+  const sandbox =
+    reused ??
+    createSandbox({
+      config: buildRuntimeConfig(options.modelURL ?? 'http://127.0.0.1:9/v1', options.config),
+      ...(options.tempParent ? { parent: options.tempParent } : {}),
+      ...(options.workspace ? { workspace: options.workspace } : {}),
+      ...(user ? { user } : {}),
+      gitInit: options.gitInit ?? false,
+      ...(options.preferences ? { preferences: options.preferences } : {}),
+      ...(options.runtimeGuard !== false && {
+        plugins: { [PLUGIN_WRAPPER_FILE]: pluginWrapperSource() },
+      }),
+    })
   const guardEnv = options.runtimeGuard !== false ? { [RUNTIME_GUARD_MODULE_ENV]: bundledPluginPath() } : {}
   const environment = sandboxEnvInput(sandbox, { username, password, extra: { ...guardEnv, ...options.env } })
   const echo = options.echoLogs ?? process.env.TESTKIT_RUNTIME_LOGS === '1'
   const cleanup = (): void => {
-    if (!options.keep) removeSandbox(sandbox)
+    // A reused sandbox belongs to the handle that created it.
+    if (!options.keep && !reused) removeSandbox(sandbox)
   }
   // A killed test worker still leaves no runtime and no sandbox behind.
   killProcessGroupsOnSignals()

@@ -108,6 +108,37 @@ describe('startRuntime lifecycle (fake binary)', () => {
     })
   })
 
+  it("restarts a killed runtime in its sandbox, on its port, with its password; the sandbox stays the first handle's", async () => {
+    const first = await startRuntime({
+      binary: fake,
+      user: 'current',
+      stopGraceMs: 0,
+      password: 'p'.repeat(24),
+    })
+    const port = Number(new URL(first.url).port)
+    process.kill(-first.pid, 'SIGKILL')
+    await first.exitCode
+    expect(existsSync(first.tempDir)).toBe(true)
+    const second = await startRuntime({
+      binary: fake,
+      user: 'current',
+      stopGraceMs: 0,
+      sandbox: first.sandbox,
+      port,
+      username: first.username,
+      password: first.password,
+    })
+    expect(second.url).toBe(first.url)
+    expect(second.tempDir).toBe(first.tempDir)
+    expect(
+      (await fetch(`${second.url}/global/health`, { headers: { authorization: first.authHeader } })).status,
+    ).toBe(200)
+    await second.stop()
+    expect(existsSync(first.tempDir)).toBe(true)
+    await first.stop()
+    expect(existsSync(first.tempDir)).toBe(false)
+  })
+
   it('keeps the temp dir with keep: true', async () => {
     const runtime = await startRuntime({ binary: fake, user: 'current', keep: true, stopGraceMs: 0 })
     await runtime.stop()
