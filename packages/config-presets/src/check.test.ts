@@ -52,6 +52,14 @@ describe('checkReadiness', () => {
     expect(fake.state.sessions.size).toBe(0)
   })
 
+  it('checks the model the runtime uses when none is named, and names it from the answer', async () => {
+    const result = await checkReadiness({ runtime: runtime() })
+    expect(result).toMatchObject({ model: 'fake/fake-1', inference: 'proven' })
+    expect(prompts.at(-1)).not.toHaveProperty('model')
+    expect(fake.state.sessions.size).toBe(0)
+    await expect(checkReadiness({ runtime: runtime(), id: 'local' })).rejects.toThrow(/both id and model/)
+  })
+
   it("reports the runtime's error with the provider's message (no key), and still deletes the session", async () => {
     answer = (turn, rt) =>
       rt.failTurn(turn.sessionId, {

@@ -46,17 +46,26 @@ const PROMPT = 'Readiness check: reply with the single word READY.'
 
 export async function checkReadiness(options: {
   runtime: CheckRuntime
-  id: string
-  model: string
+  /**
+   * The provider (preset) id and model to check; both left out: the model the runtime uses when a
+   * request names none (its configured default, else its own fallback), named in the result from
+   * the runtime's answer (`default model` when the runtime never said which).
+   */
+  id?: string
+  model?: string
   /** Default 60 000 ms (a cold local model can take long to load). */
   timeoutMs?: number
   /** Aborting (Ctrl-C) stops the wait; the session is still deleted before the result comes back. */
   signal?: AbortSignal
 }): Promise<Readiness> {
-  const id = checkPresetId(options.id)
-  const modelId = checkModelId(options.model)
+  if ((options.id === undefined) !== (options.model === undefined))
+    throw new PresetError('ERR_PRESET_INVALID_MODEL', 'checkReadiness: give both id and model, or neither')
+  const chosen =
+    options.id === undefined || options.model === undefined
+      ? undefined
+      : { providerID: checkPresetId(options.id), modelID: checkModelId(options.model) }
   const { runtime } = options
-  const qualified = `${id}/${modelId}`
+  let qualified = chosen ? `${chosen.providerID}/${chosen.modelID}` : 'default model'
   const started = Date.now()
   const until = started + (options.timeoutMs ?? 60_000)
   const budget = (): number => Math.max(1, until - Date.now())
@@ -96,7 +105,7 @@ export async function checkReadiness(options: {
       {
         messageID,
         agent: CHECK_AGENT,
-        model: { providerID: id, modelID: modelId },
+        ...(chosen && { model: chosen }),
         parts: [{ type: 'text', text: PROMPT }],
       },
       { timeoutMs: budget() },
@@ -138,6 +147,7 @@ export async function checkReadiness(options: {
       stopWaiting.abort()
     }
     if (answer === ABORTED) return done('failed', 'interrupted')
+    if (!chosen) qualified = (await modelOfTurn(runtime, session, messageID)) ?? qualified
     if (answer === undefined) return done('failed', `no answer within ${options.timeoutMs ?? 60_000} ms`)
     if (answer.error !== undefined) return done('failed', `the runtime reported ${answer.error}`)
     return done('proven')
@@ -198,6 +208,25 @@ async function deleteByToken(runtime: CheckRuntime, token: string): Promise<void
         await runtime.deleteSession(session.id, { timeoutMs: 10_000 })
   } catch {
     // Nothing more to do from here.
+  }
+}
+
+/** `provider/model` of the turn's answer, as the runtime chose it (undefined when it cannot tell). */
+async function modelOfTurn(
+  runtime: CheckRuntime,
+  session: string,
+  messageID: string,
+): Promise<string | undefined> {
+  try {
+    const { messages } = await runtime.listMessages(session, {}, { timeoutMs: 5_000 })
+    const info = messages.find(
+      (m) => m.info.role === 'assistant' && (m.info as { parentID?: string }).parentID === messageID,
+    )?.info as { providerID?: unknown; modelID?: unknown } | undefined
+    return typeof info?.providerID === 'string' && typeof info.modelID === 'string'
+      ? `${info.providerID}/${info.modelID}`
+      : undefined
+  } catch {
+    return undefined
   }
 }
 

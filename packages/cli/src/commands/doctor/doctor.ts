@@ -7,6 +7,7 @@ import type { Check } from './check.ts'
 import { configChecks } from './config-check.ts'
 import { configDirChecks } from './config-dirs-check.ts'
 import { layoutChecks } from './layout-check.ts'
+import { modelReadinessChecks } from './model-readiness-check.ts'
 import { moderatorModelChecks } from './moderator-model-check.ts'
 import { permissionsChecks } from './permissions-check.ts'
 import { preferencesChecks } from './preferences-check.ts'
@@ -21,6 +22,8 @@ export type { Check } from './check.ts'
 export interface DoctorOptions {
   readonly dir: string
   readonly json?: boolean
+  /** Deadline of the model readiness check (default 30 s); 0 skips that check. */
+  readonly modelTimeoutMs?: number
 }
 
 /**
@@ -42,6 +45,13 @@ export async function doctor(options: DoctorOptions, io: Io): Promise<Check[]> {
   if (config) {
     const plan = resolveStackPlan({ layout, config, env: io.env, recorded: await readStackEnv(layout) })
     checks.push(...(await processChecks(plan)))
+    if (options.modelTimeoutMs !== 0)
+      checks.push(
+        ...(await modelReadinessChecks(plan, checks, {
+          workspace: layout.workspace,
+          ...(options.modelTimeoutMs !== undefined && { timeoutMs: options.modelTimeoutMs }),
+        })),
+      )
   }
   checks.push(...(await schedulerChecks(layout)))
 
