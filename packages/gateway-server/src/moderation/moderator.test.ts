@@ -1,9 +1,14 @@
 import { createUpstreamClient, type UpstreamClient } from '@sallyport/upstream-client'
 import { createFakeRuntime, type FakeRuntime, type FakeTurn } from '@sallyport/upstream-client/testing'
-import { HttpResponse, http } from 'msw'
+import { delay, HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createModerator, MODERATION_METADATA_KEY, type Moderator } from './moderator.js'
+import {
+  createModerator,
+  MODERATION_METADATA_KEY,
+  type Moderator,
+  REACHABLE_TIMEOUT_MS,
+} from './moderator.js'
 
 // The moderator client against the fake runtime: every way a classification can end, and in
 // every one of them the moderation session is gone afterwards. Nothing fails open: whatever is
@@ -199,5 +204,19 @@ describe('the sweep', () => {
     expect(await m.sweep()).toBe(1)
     expect(fake.state.sessions.has(stale.id)).toBe(false)
     expect(fake.state.sessions.has(other.id)).toBe(true)
+  })
+})
+
+describe('reachable', () => {
+  it('answers true while the moderator runtime answers its health check', async () => {
+    expect(await moderator().reachable()).toBe(true)
+  })
+
+  it('a moderator that accepts and never answers (SIGSTOP): false within one bound, not two', async () => {
+    server.use(http.get(/\/global\/health$/, async () => delay('infinite')))
+    const started = Date.now()
+    expect(await moderator().reachable()).toBe(false)
+    // A read without an answer is otherwise sent twice (2 x 2 s): /health would wait 4 s.
+    expect(Date.now() - started).toBeLessThan(REACHABLE_TIMEOUT_MS + 1_000)
   })
 })

@@ -58,6 +58,8 @@ export interface Moderator {
 export const MODERATION_METADATA_KEY = 'sallyportModeration'
 /** Names one creation (metadata key), so a session whose creation timed out can still be found. */
 const MODERATION_TOKEN_KEY = 'sallyportModerationToken'
+/** How long the health check of the moderator runtime may take, in all (`reachable`). */
+export const REACHABLE_TIMEOUT_MS = 1_500
 /** When a creation that did not answer in time is looked for again, after it failed. */
 const LATE_CREATION_DELAYS_MS = [1_000, 5_000, 15_000] as const
 
@@ -256,7 +258,11 @@ export function createModerator(options: ModeratorOptions): Moderator {
       if (health && now() - health.at < 2_000) return health.value
       let value = false
       try {
-        value = (await client.health({ timeoutMs: 2_000 })).healthy
+        // One try, bounded: `/health` waits for this, and must answer promptly while the
+        // moderator hangs (a read that gets no answer would otherwise be sent twice: 4 s, past
+        // `sallyport health`'s 3 s and a container's health check).
+        const bound = { timeoutMs: REACHABLE_TIMEOUT_MS, signal: AbortSignal.timeout(REACHABLE_TIMEOUT_MS) }
+        value = (await client.health(bound)).healthy
       } catch {
         value = false
       }
