@@ -1,7 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs'
 import { CredentialError } from './errors.ts'
 import { buildKeyIndex, type KeyIndex, type Principal, type ResolveResult } from './key-matcher.ts'
-import { readGeneration, readSnapshot } from './read-store.ts'
+import { projectionTarget, readGeneration, readSnapshot } from './read-store.ts'
 import { type StorePaths, storePaths } from './store-paths.ts'
 
 /** Options of {@link createKeyResolver}. */
@@ -49,8 +49,30 @@ function asCredentialError(error: unknown): CredentialError {
   return new CredentialError('ERR_CREDENTIALS_IO', 'credential store could not be read', { cause: error })
 }
 
+/** The Secret's current data directory, or `undefined` (an ordinary store, or unreadable). */
+async function projectionOf(paths: StorePaths): Promise<string | undefined> {
+  return projectionTarget(paths).catch(() => undefined)
+}
+
+/**
+ * Reads the store once. In a Kubernetes Secret volume the kubelet may swap `..data` between two
+ * reads of one snapshot: a credential's `meta.json` could come from the old Secret and its `key`
+ * from the new one (a rotated key acting with the policy it had before), and the old files are
+ * deleted right after the swap. Such a read is recognised by `..data` having moved meanwhile and
+ * is done again, at most three times (Secret updates are seconds apart at the very least; after
+ * the third the last read stands, and the next check reads again since its signature is stale).
+ * An ordinary store has no `..data` and is read once, as before.
+ */
+async function readConsistentSnapshot(paths: StorePaths): Promise<Awaited<ReturnType<typeof readSnapshot>>> {
+  for (let attempt = 1; ; attempt++) {
+    const before = await projectionOf(paths)
+    const read = await readSnapshot(paths)
+    if (before === undefined || attempt >= 3 || (await projectionOf(paths)) === before) return read
+  }
+}
+
 async function loadSnapshot(paths: StorePaths): Promise<{ snapshot: Snapshot; problems: CredentialError[] }> {
-  const { credentials, mappings, problems } = await readSnapshot(paths)
+  const { credentials, mappings, problems } = await readConsistentSnapshot(paths)
   const keyed = credentials.map(({ username, meta, key }) => ({
     username,
     identity: meta.identity,
@@ -73,8 +95,10 @@ async function loadSnapshot(paths: StorePaths): Promise<{ snapshot: Snapshot; pr
 /**
  * Creates the gateway's key resolver over the store in `stateDir`. The store is read on first
  * use and then re-read whenever the generation file (bumped by every mutation, from any
- * process) changes; it is checked at most every `reloadIntervalMs` on use, sooner when
- * `fs.watch` reports activity, so changes are seen within 2 seconds without a restart.
+ * process) changes, or, for a store mounted from a Kubernetes Secret volume, whenever the
+ * volume's `..data` link moves (every update of the Secret); it is checked at most every
+ * `reloadIntervalMs` on use, sooner when `fs.watch` reports activity, so changes are seen within
+ * 2 seconds without a restart.
  * A damaged credential directory is left out (that credential is refused) and a damaged
  * `oauth-map.json` counts as no mappings, so the rest of the store, removals and rotations
  * included, still takes effect; each is reported. A reload that cannot read the store at all
@@ -136,6 +160,11 @@ export function createKeyResolver(options: KeyResolverOptions): KeyResolver {
     try {
       const generation = await readGeneration(paths)
       signature = generation === undefined ? 'none' : `${generation.generation}:${generation.token}`
+      // A store mounted from a Kubernetes Secret changes without a `.generation` bump (the volume
+      // is read-only and the kubelet knows nothing of it): every update of the Secret points
+      // `..data` at a new directory, which is part of the signature. Ordinary stores have none.
+      const projection = await projectionOf(paths)
+      if (projection !== undefined) signature = `${signature}|${projection}`
     } catch (error) {
       problems.push(asCredentialError(error))
       signature = undefined // unknown: read the store itself

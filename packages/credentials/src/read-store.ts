@@ -1,4 +1,6 @@
-import { readdir, readFile, stat } from 'node:fs/promises'
+import type { Dirent } from 'node:fs'
+import { readdir, readFile, readlink, stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { z } from 'zod'
 import { CredentialError } from './errors.ts'
 import {
@@ -78,20 +80,80 @@ async function dirExists(paths: StorePaths, dir: string): Promise<boolean> {
 }
 
 /**
+ * The link of a Kubernetes volume's current data (Secret, ConfigMap and projected volumes are
+ * written by the kubelet's "atomic writer"): `..data` points at a timestamped sibling directory
+ * `..2006_01_02_15_04_05.<digits>` holding the files, and every name the volume shows is a
+ * symlink `<name> -> ..data/<name>`. An update writes a new timestamped directory and renames a
+ * new link over `..data`, so the whole volume changes in one step.
+ */
+const PROJECTION_DATA_LINK = '..data'
+const PROJECTION_DIR_PATTERN = /^\.\.\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2}\.\d+$/
+
+/**
+ * When `credentials/` is a Kubernetes Secret (or projected) volume, the name of the timestamped
+ * directory its `..data` link points at now: it changes with every update of the Secret, so the
+ * key resolver uses it as a change signal (nobody bumps `.generation` in a read-only volume).
+ * `undefined` for an ordinary store (no `..data` link, or one of another shape).
+ */
+export async function projectionTarget(paths: StorePaths): Promise<string | undefined> {
+  try {
+    const target = await readlink(join(paths.root, PROJECTION_DATA_LINK))
+    return PROJECTION_DIR_PATTERN.test(target) ? target : undefined
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (isMissing(error) || code === 'EINVAL') return undefined // absent, or not a link
+    throw ioError(paths, join(paths.root, PROJECTION_DATA_LINK), error)
+  }
+}
+
+/**
+ * Whether the symlink `name` in a Kubernetes volume is the kubelet's own link to a credential
+ * directory: exactly `..data/<name>`, resolving to a directory now (a link whose name left the
+ * Secret dangles until the kubelet prunes it: that credential is gone).
+ */
+async function isProjectedDirectory(paths: StorePaths, name: string): Promise<boolean> {
+  const link = join(paths.root, name)
+  try {
+    if ((await readlink(link)) !== `${PROJECTION_DATA_LINK}/${name}`) return false
+    return (await stat(link)).isDirectory()
+  } catch (error) {
+    if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EINVAL') return false
+    throw ioError(paths, link, error)
+  }
+}
+
+/**
  * Usernames present in the store, sorted. Entries that are not a valid username (the store's
- * dot-files, temporary directories, anything hand-made with another name) are ignored.
+ * dot-files, temporary directories, anything hand-made with another name) are ignored, and so
+ * are symlinks: a credential is a real directory of `credentials/`.
+ *
+ * One exception, for a store mounted from a Kubernetes Secret volume (see
+ * {@link projectionTarget}): there every credential directory is necessarily a kubelet link
+ * `<name> -> ..data/<name>`, so such a link counts when the volume's `..data` link has the
+ * kubelet's shape. Nothing else is followed: a link to anywhere else, or any link in a store
+ * without `..data`, is still ignored, so an ordinary stack lists exactly what it listed before.
+ * This grants no one anything new: whoever can create these links in `credentials/` can create
+ * a real credential directory there just as well.
  */
 export async function listUsernames(paths: StorePaths): Promise<string[]> {
+  let entries: Dirent[]
   try {
-    const entries = await readdir(paths.root, { withFileTypes: true })
-    return entries
-      .filter((entry) => entry.isDirectory() && USERNAME_PATTERN.test(entry.name))
-      .map((entry) => entry.name)
-      .sort()
+    entries = await readdir(paths.root, { withFileTypes: true })
   } catch (error) {
     if (isMissing(error)) return []
     throw ioError(paths, paths.root, error)
   }
+  const projected =
+    entries.some((entry) => entry.name === PROJECTION_DATA_LINK && entry.isSymbolicLink()) &&
+    (await projectionTarget(paths)) !== undefined
+  const names: string[] = []
+  for (const entry of entries) {
+    if (!USERNAME_PATTERN.test(entry.name)) continue
+    if (entry.isDirectory()) names.push(entry.name)
+    else if (projected && entry.isSymbolicLink() && (await isProjectedDirectory(paths, entry.name)))
+      names.push(entry.name)
+  }
+  return names.sort()
 }
 
 /**
