@@ -16,8 +16,15 @@ import { CliError, type CliErrorCode } from './errors.ts'
  * | 5 | conflict (exists already, key in use, limit reached, store busy, the operator policy decides) |
  * | 6 | I/O or store damage (permissions, corrupt or insecure files) |
  * | 7 | a port is in use |
- * | 8 | a process of the stack failed to start, exited, or refused a request; a task run did not complete |
+ * | 8 | a process of the stack failed to start (or exited while starting), or refused a request; a task run did not complete |
  * | 9 | a check found a problem (`doctor`, `preset check`, `task validate`, `task sync`) |
+ * | 10 | `up`: the assistant runtime exited while the stack ran; the rest was stopped |
+ * | 11 | `up`: the moderator runtime exited while the stack ran; the rest was stopped |
+ * | 12 | `up`: the scheduler exited while the stack ran; the rest was stopped |
+ *
+ * 10–12 tell an orchestrator (or the operator reading a restart loop) which process went first;
+ * the stderr line adds that process's own exit code or signal. The whole stack is to be started
+ * again either way.
  */
 export const EXIT = {
   ok: 0,
@@ -30,6 +37,9 @@ export const EXIT = {
   portInUse: 7,
   process: 8,
   check: 9,
+  assistantExited: 10,
+  moderatorExited: 11,
+  schedulerExited: 12,
 } as const
 
 const CLI_EXIT: Record<CliErrorCode, number> = {
@@ -39,7 +49,9 @@ const CLI_EXIT: Record<CliErrorCode, number> = {
   ERR_CLI_PORT_IN_USE: EXIT.portInUse,
   ERR_CLI_BINARY_NOT_FOUND: EXIT.process,
   ERR_CLI_START_FAILED: EXIT.process,
-  ERR_CLI_CHILD_EXITED: EXIT.process,
+  ERR_CLI_ASSISTANT_EXITED: EXIT.assistantExited,
+  ERR_CLI_MODERATOR_EXITED: EXIT.moderatorExited,
+  ERR_CLI_SCHEDULER_EXITED: EXIT.schedulerExited,
   ERR_CLI_CHECK_FAILED: EXIT.check,
   ERR_CLI_IO: EXIT.io,
 }

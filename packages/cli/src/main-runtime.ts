@@ -7,6 +7,20 @@ import { up } from './commands/up.ts'
 import type { Io } from './io.ts'
 import { stackDir } from './stack-dir.ts'
 
+/** `up --help`: what its exit codes say (the table of `exit-codes.ts`, the part `up` can end with). */
+export const UP_EXIT_CODES = [
+  'Exit codes:',
+  '  0   stopped by SIGINT/SIGTERM (everything stopped)',
+  '  3   the stack is missing or its configuration is invalid',
+  '  6   I/O: unreadable or insecure files',
+  '  7   a port is in use',
+  '  8   a process failed to start (or exited while starting)',
+  '  10  the assistant runtime exited while running: the rest was stopped',
+  '  11  the moderator runtime exited while running: the rest was stopped',
+  '  12  the scheduler exited while running: the rest was stopped',
+  'On 10-12 stderr names the process and its own exit code or signal; restart the whole stack.',
+].join('\n')
+
 /**
  * Commands that start or reach the stack's processes: up, serve, health, attach and doctor (init,
  * credential and config are wired in main.ts).
@@ -15,7 +29,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
   return parser
     .command(
       'up',
-      'Run the stack here: assistant runtime, moderator runtime and gateway; stops all when one exits',
+      'Run the stack here: assistant runtime, moderator runtime, scheduler and gateway; stops all when one exits (exit 10-12 names it)',
       (c) =>
         c
           .option('host', {
@@ -33,7 +47,8 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
             describe: 'Deadline for all processes to be healthy',
           })
           .example('$0 up --dir ~/sallyport', 'Start the stack; Ctrl-C stops it')
-          .example('SALLYPORT_DIR=~/sallyport $0 up', 'The same, with the directory from the environment'),
+          .example('SALLYPORT_DIR=~/sallyport $0 up', 'The same, with the directory from the environment')
+          .epilog(UP_EXIT_CODES),
       async (a) => {
         await up(
           {

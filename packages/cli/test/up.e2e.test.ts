@@ -215,7 +215,8 @@ describe('sallyport up (built CLI, real runtimes)', () => {
     expect(Object.keys(pids).sort()).toEqual(['assistant', 'moderator', 'scheduler'])
     process.kill(pids.moderator!, 'SIGKILL')
     const exit = await cli.exited
-    expect(exit.code).toBe(8)
+    // 11: the moderator runtime exited (10 assistant, 12 scheduler; every child: faults-up.e2e).
+    expect(exit.code).toBe(11)
     expect(cli.stderr()).toMatch(/^sallyport: moderator runtime was killed by SIGKILL: stopped the stack\n$/)
     for (const pid of Object.values(pids)) expect(alive(pid)).toBe(false)
     await expect(fetch(`http://127.0.0.1:${gatewayPort}/health`)).rejects.toThrow()

@@ -37,12 +37,14 @@ const DEFAULT_START_TIMEOUT_MS = 60_000
 
 /**
  * `sallyport up`: runs the stack on this machine — the assistant runtime (native server with
- * HTTP Basic), the moderator runtime (every tool denied; started, unused for now) and the gateway
+ * HTTP Basic), the moderator runtime (every tool denied; classifies what the local screen
+ * escalates), the scheduler and the gateway
  * (in this process). Three steps: {@link planUp} (checks, nothing started), `startStack` (waits
  * until all are healthy, logs the MCP URL and the owner key file), `superviseStack`: when any
- * process exits the others are stopped and this throws `ERR_CLI_CHILD_EXITED` (exit 8), so an
- * orchestrator restarts the whole runtime. SIGINT/SIGTERM stop everything (SIGTERM, SIGKILL after
- * the grace period) and resolve.
+ * process exits the others are stopped and this throws the error whose exit code names it (10
+ * assistant, 11 moderator, 12 scheduler), so an orchestrator restarts the whole runtime. A start
+ * that fails is exit 8. SIGINT/SIGTERM stop everything (SIGTERM, SIGKILL after the grace period)
+ * and resolve.
  */
 export async function up(options: UpOptions, io: Io): Promise<UpResult> {
   const logger = options.logger ?? createCliLogger()

@@ -1,13 +1,23 @@
 import { describeExit } from '@sallyport/runtime-process'
 import type { Logger } from 'pino'
-import { CliError } from '../errors.ts'
+import { CliError, type CliErrorCode } from '../errors.ts'
+import { describeFailure } from '../exit-codes.ts'
 import type { RunningStack } from './start-stack.ts'
+
+/** Each process `up` supervises: how messages name it and the error (exit code) its exit gives. */
+const CHILD_EXITS: Readonly<Record<string, { readonly what: string; readonly code: CliErrorCode }>> = {
+  assistant: { what: 'assistant runtime', code: 'ERR_CLI_ASSISTANT_EXITED' },
+  moderator: { what: 'moderator runtime', code: 'ERR_CLI_MODERATOR_EXITED' },
+  scheduler: { what: 'scheduler', code: 'ERR_CLI_SCHEDULER_EXITED' },
+}
 
 /**
  * Supervises a running stack until the operator asks to stop or a process of it (a runtime, the
- * scheduler) exits. A stop request
- * stops everything and resolves with the signal's name; a runtime that exits stops the others and
- * throws `ERR_CLI_CHILD_EXITED` (exit 8), so an orchestrator restarts the whole stack.
+ * scheduler) exits. A stop request stops everything and resolves with the signal's name; a process
+ * that exits stops the others (the gateway first, so its port closes) and throws the error whose
+ * exit code names that process (10 assistant, 11 moderator, 12 scheduler; see `exit-codes.ts`),
+ * its message naming the process and its own exit code or signal, so an orchestrator restarts the
+ * whole stack and its operator knows what went first.
  */
 export async function superviseStack(
   stack: RunningStack,
@@ -25,17 +35,22 @@ export async function superviseStack(
     logger.info({ event: 'stopped' }, 'sallyport stopped')
     return { reason: outcome.signal }
   }
-  const what = outcome.child.name === 'scheduler' ? 'scheduler' : `${outcome.child.name} runtime`
+  const known = CHILD_EXITS[outcome.child.name]
+  const what = known?.what ?? outcome.child.name
   const why = `${what} ${describeExit(outcome.info)}`
+  const error = known
+    ? new CliError(known.code, `${why}: stopped the stack`)
+    : new Error(`${why}: stopped the stack (a process up does not know)`)
   logger.error(
     {
       event: 'child_exited',
       child: outcome.child.name,
       code: outcome.info.code,
       signal: outcome.info.signal,
+      exitCode: describeFailure(error).exitCode,
     },
     why,
   )
   await stack.stopAll()
-  throw new CliError('ERR_CLI_CHILD_EXITED', `${why}: stopped the stack`)
+  throw error
 }
