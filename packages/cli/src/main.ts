@@ -1,5 +1,6 @@
 import yargs, { type Argv } from 'yargs'
 import { configOAuth } from './commands/config-oauth.ts'
+import { clientsHelp, connect } from './commands/connect.ts'
 import {
   credentialAdd,
   credentialList,
@@ -274,6 +275,65 @@ export function buildParser(args: string[], io: Io): Argv {
     )
     .command('credential', 'Manage named credentials (bearer keys)', (c) =>
       credentialCommands(c, io).example('$0 credential add ci-bot read', 'Create a credential'),
+    )
+    .command(
+      'connect <client>',
+      "Print a ready-to-paste configuration that connects an MCP client to this stack's gateway (stdout: the snippet; stderr: where it goes)",
+      (c) =>
+        c
+          .positional('client', {
+            type: 'string',
+            demandOption: true,
+            describe: 'desktop, vscode, cursor, inspector or mcp-remote (see Clients below)',
+          })
+          .option('url', {
+            type: 'string',
+            describe:
+              "The gateway's MCP URL as the client reaches it (default: from sallyport.json); e.g. behind a proxy or TLS terminator",
+          })
+          .option('credential', {
+            type: 'string',
+            describe:
+              'Create this credential and put its key into the snippet (shown once, nowhere else; exit 5 when the name exists)',
+          })
+          .option('policy', {
+            type: 'string',
+            choices: ['chat', 'read', 'full'],
+            describe: 'Policy of the --credential to create (default chat)',
+          })
+          .option('name', {
+            type: 'string',
+            default: 'sallyport',
+            describe: "The server's name in the client's configuration",
+          })
+          .option('json', jsonOption)
+          .example(
+            '$0 connect vscode > .vscode/mcp.json',
+            'VS Code asks for the key when it starts the server',
+          )
+          .example(
+            '$0 connect cursor --credential cursor --policy read',
+            'A new read credential, its key in the snippet',
+          )
+          .example(
+            '$0 connect inspector --url https://gw.example.com/mcp',
+            'The gateway behind a TLS terminator',
+          )
+          .example('$0 connect mcp-remote', "For Claude Desktop's claude_desktop_config.json")
+          .epilogue(clientsHelp()),
+      (a) =>
+        connect(
+          {
+            dir: stackDir(a, io),
+            client: a.client,
+            url: a.url,
+            credential: a.credential,
+            policy: a.policy,
+            name: a.name,
+            json: a.json,
+          },
+          io,
+        ),
     )
     .command('config', 'Change the stack configuration', (c) =>
       c

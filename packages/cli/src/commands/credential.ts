@@ -42,12 +42,25 @@ function printIssued(io: Io, issued: IssuedCredential, json: boolean | undefined
   }
 }
 
+/**
+ * Creates a credential in the stack at `dir` and returns it with its key: the one code path of
+ * `credential add` and `connect --credential`. Throws `ERR_CLI_USAGE` for an unknown policy and
+ * the store's errors (`ERR_CREDENTIALS_EXISTS` when the name is taken, exit 5).
+ */
+export async function addCredential(
+  dir: string,
+  username: string,
+  policy: string,
+): Promise<IssuedCredential> {
+  return (await storeFor(dir)).add(username, policyOf(policy))
+}
+
 /** `sallyport credential add <username> <policy>`: creates a credential and prints its key once. */
 export async function credentialAdd(
   options: CredentialCommandOptions & { username: string; policy: string },
   io: Io,
 ): Promise<void> {
-  const issued = await (await storeFor(options.dir)).add(options.username, policyOf(options.policy))
+  const issued = await addCredential(options.dir, options.username, options.policy)
   printIssued(io, issued, options.json, 'Added')
 }
 
