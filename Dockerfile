@@ -60,10 +60,12 @@ COPY --from=build /opt/sallyport /opt/sallyport
 # the operator policy file is mounted alone into /etc/sallyport/policy (the runtime's managed layer).
 # The gateway's bind address is the stack file's `gateway.host` (`sallyport init --container`
 # writes 0.0.0.0); nothing here overrides it. NODE_EXTRA_CA_CERTS: Node and the runtime trust the
-# system store, which holds EXTRA_CA_CERT when one was given.
+# system store, which holds EXTRA_CA_CERT when one was given. SALLYPORT_LOG_FORMAT=json: the
+# container's log is JSON lines even under `docker run -t` (a terminal would get human lines).
 ENV NODE_ENV=production \
     NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
     SALLYPORT_IMAGE=1 \
+    SALLYPORT_LOG_FORMAT=json \
     SALLYPORT_DIR=/stack \
     SALLYPORT_MANAGED_DIR=/etc/opencode \
     SALLYPORT_POLICY_DIR=/etc/sallyport/policy \

@@ -14,15 +14,20 @@ let dir: string
 let module: string
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sallyport-cli-logger-'))
-  const source = await readFile(new URL('./logger.ts', import.meta.url), 'utf8')
-  const pino = pathToFileURL(createRequire(import.meta.url).resolve('pino')).href
-  const compiled = ts
-    .transpileModule(source, {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-    })
-    .outputText.replace(/from 'pino'/, `from '${pino}'`)
+  const resolve = (name: string): string => pathToFileURL(createRequire(import.meta.url).resolve(name)).href
+  // The logger and the console format it imports, compiled side by side; packages by their files.
+  for (const name of ['logger', 'console-format']) {
+    const source = await readFile(new URL(`./${name}.ts`, import.meta.url), 'utf8')
+    const compiled = ts
+      .transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      })
+      .outputText.replace(/from 'pino'/, `from '${resolve('pino')}'`)
+      .replace(/from 'pino-pretty'/, `from '${resolve('pino-pretty')}'`)
+      .replace(/from '\.\/console-format\.ts'/, "from './console-format.mjs'")
+    await writeFile(join(dir, `${name}.mjs`), compiled)
+  }
   module = join(dir, 'logger.mjs')
-  await writeFile(module, compiled)
 })
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true })

@@ -4,6 +4,8 @@ import { doctor } from './commands/doctor/doctor.ts'
 import { health } from './commands/health.ts'
 import { serve } from './commands/serve.ts'
 import { up } from './commands/up.ts'
+import { LOG_FORMATS, type LogFormat } from './console-format.ts'
+import { CliError } from './errors.ts'
 import type { Io } from './io.ts'
 import { stackDir } from './stack-dir.ts'
 
@@ -20,6 +22,18 @@ export const UP_EXIT_CODES = [
   '  12  the scheduler exited while running: the rest was stopped',
   'On 10-12 stderr names the process and its own exit code or signal; restart the whole stack.',
 ].join('\n')
+
+/** `--log-format` of `up` and `serve` (default `SALLYPORT_LOG_FORMAT`, else `auto`). */
+function logFormatOption(io: Io) {
+  const fromEnv = io.env.SALLYPORT_LOG_FORMAT
+  return {
+    type: 'string',
+    choices: LOG_FORMATS,
+    default: (LOG_FORMATS as readonly string[]).includes(fromEnv ?? '') ? (fromEnv as LogFormat) : 'auto',
+    describe:
+      'Console output: short human lines (pretty), JSON lines (json), or pretty on a terminal and JSON otherwise (auto; default $SALLYPORT_LOG_FORMAT, else auto; the image sets json)',
+  } as const
+}
 
 /**
  * Commands that start or reach the stack's processes: up, serve, health, attach and doctor (init,
@@ -46,7 +60,9 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
             default: 60_000,
             describe: 'Deadline for all processes to be healthy',
           })
+          .option('log-format', logFormatOption(io))
           .example('$0 up --dir ~/sallyport', 'Start the stack; Ctrl-C stops it')
+          .example('$0 up --log-format json | tee up.log', 'JSON lines, whatever the terminal')
           .example('SALLYPORT_DIR=~/sallyport $0 up', 'The same, with the directory from the environment')
           .epilog(UP_EXIT_CODES),
       async (a) => {
@@ -56,6 +72,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
             host: a.host,
             stopGraceMs: a['stop-grace-ms'],
             startTimeoutMs: a['start-timeout-ms'],
+            logFormat: a['log-format'] as LogFormat,
           },
           io,
         )
@@ -92,6 +109,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
             type: 'string',
             describe: 'Workspace root (default <stack>/workspace; /work in the image)',
           })
+          .option('log-format', logFormatOption(io))
           .example('$0 serve --dir ~/sallyport --port 9000', 'Gateway on 127.0.0.1:9000')
           .example(
             'GATEWAY_ALLOWED_ORIGINS=https://app.example.com $0 serve',
@@ -107,6 +125,7 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
             nativeUsername: a['native-username'],
             nativePasswordFile: a['native-password-file'],
             workspace: a.workspace,
+            logFormat: a['log-format'] as LogFormat,
           },
           io,
         )
@@ -140,9 +159,19 @@ export function commandsWithRuntime(parser: Argv, io: Io): Argv {
       (c) =>
         c
           .option('json', { type: 'boolean', default: false, describe: 'Print machine-readable JSON' })
-          .example('$0 doctor --dir ~/sallyport', 'Exit 0 when nothing fails; 9 otherwise'),
+          .option('model-timeout-ms', {
+            type: 'number',
+            default: 30_000,
+            describe:
+              'Deadline of the model readiness check (one request through the running runtime with its default model); 0 skips it',
+          })
+          .example('$0 doctor --dir ~/sallyport', 'Exit 0 when nothing fails; 9 otherwise')
+          .example('$0 doctor --model-timeout-ms 0', 'Everything but the model readiness check'),
       async (a) => {
-        await doctor({ dir: stackDir(a, io), json: a.json }, io)
+        const modelTimeoutMs = a['model-timeout-ms']
+        if (!Number.isInteger(modelTimeoutMs) || modelTimeoutMs < 0)
+          throw new CliError('ERR_CLI_USAGE', '--model-timeout-ms: a whole number of milliseconds, 0 or more')
+        await doctor({ dir: stackDir(a, io), json: a.json, modelTimeoutMs }, io)
       },
     )
 }

@@ -1,4 +1,5 @@
-import type { UpstreamClient } from '@sallyport/upstream-client'
+import { createUpstreamClient, type UpstreamClient } from '@sallyport/upstream-client'
+import type { Logger } from 'pino'
 
 // The warning `up` and `serve` print at start when the assistant runtime has no model provider
 // configured: the runtime then falls back to a network default of its own (OpenCode's free
@@ -60,5 +61,39 @@ export async function modelWarning(
     }; where it cannot be reached, jobs stay running while the runtime retries (job.get shows the retry and the provider's error)`,
     fix: FIX,
     ...(fallback !== undefined && { fallback }),
+  }
+}
+
+/** Where the assistant runtime is, to ask it (`up` and `serve` know it at start). */
+export interface RuntimeAddress {
+  readonly baseUrl: string
+  readonly username: string
+  readonly password: string
+  readonly directory: string
+}
+
+/**
+ * Asks the running runtime ({@link modelWarning}) and logs the warning, if any, as
+ * `model_unconfigured`. Never throws: a runtime that cannot be asked gets no warning.
+ */
+export async function warnIfNoModel(
+  logger: Pick<Logger, 'warn'>,
+  runtime: RuntimeAddress,
+): Promise<ModelWarning | undefined> {
+  const client = createUpstreamClient(runtime)
+  try {
+    const warning = await modelWarning(client)
+    if (warning)
+      logger.warn(
+        {
+          event: 'model_unconfigured',
+          ...(warning.fallback !== undefined && { fallback: warning.fallback }),
+          fix: warning.fix,
+        },
+        warning.message,
+      )
+    return warning
+  } finally {
+    client.close()
   }
 }

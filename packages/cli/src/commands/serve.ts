@@ -1,3 +1,4 @@
+import type { LogFormat } from '../console-format.ts'
 import { CliError } from '../errors.ts'
 import { stackGatewayOptions, startGateway } from '../gateway/start-gateway.ts'
 import type { Io } from '../io.ts'
@@ -9,6 +10,8 @@ import { assertSecretsOutsideWorkspace } from '../stack/secrets-outside-workspac
 import { loadStackConfig } from '../stack/stack-config.ts'
 import { readStackEnv } from '../stack/stack-env.ts'
 import { resolveStackPlan } from '../stack/stack-plan.ts'
+import { warnIfNoModel } from './model-warning.ts'
+import { logFormatOf } from './up.ts'
 
 export interface ServeOptions {
   readonly dir: string
@@ -22,6 +25,8 @@ export interface ServeOptions {
   readonly workspace?: string | undefined
   readonly stopSignal?: Promise<string>
   readonly logger?: Logger
+  /** `auto` (default): human lines on a terminal, JSON lines otherwise. */
+  readonly logFormat?: LogFormat
 }
 
 /**
@@ -32,7 +37,7 @@ export interface ServeOptions {
  * Runs until SIGINT/SIGTERM.
  */
 export async function serve(options: ServeOptions, io: Io): Promise<void> {
-  const logger = options.logger ?? createCliLogger()
+  const logger = options.logger ?? createCliLogger(undefined, 'info', logFormatOf(options.logFormat))
   const overrides = overridesFromEnv(io.env)
   const layout = await requireStack(options.dir, {
     ...overrides,
@@ -76,6 +81,12 @@ export async function serve(options: ServeOptions, io: Io): Promise<void> {
     { event: 'ready', mcpUrl: `${gateway.url.replace(/\/$/, '')}/mcp` },
     `gateway serving ${gateway.url}`,
   )
+  void warnIfNoModel(logger, {
+    baseUrl: nativeUrl,
+    username: plan.gateway.nativeUsername,
+    password,
+    directory: layout.workspace,
+  })
   const signal = await (options.stopSignal ??
     new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'))

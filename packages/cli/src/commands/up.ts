@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import { type LogFormat, resolveLogFormat } from '../console-format.ts'
 import { CliError } from '../errors.ts'
 import type { Io } from '../io.ts'
 import { createCliLogger } from '../logger.ts'
@@ -13,6 +14,7 @@ import { httpUrl, readStackEnv } from '../stack/stack-env.ts'
 import { resolveStackPlan } from '../stack/stack-plan.ts'
 import { type StartStackInput, startStack } from '../stack/start-stack.ts'
 import { superviseStack } from '../stack/supervise-stack.ts'
+import { warnIfNoModel } from './model-warning.ts'
 
 export interface UpOptions {
   readonly dir: string
@@ -25,6 +27,8 @@ export interface UpOptions {
   /** Resolves when the supervisor should stop (default: SIGINT or SIGTERM). Tests inject it. */
   readonly stopSignal?: Promise<string>
   readonly logger?: Logger
+  /** `auto` (default): human lines on a terminal, JSON lines otherwise. */
+  readonly logFormat?: LogFormat
 }
 
 /** Outcome of a supervised run. */
@@ -47,7 +51,7 @@ const DEFAULT_START_TIMEOUT_MS = 60_000
  * and resolve.
  */
 export async function up(options: UpOptions, io: Io): Promise<UpResult> {
-  const logger = options.logger ?? createCliLogger()
+  const logger = options.logger ?? createCliLogger(undefined, 'info', logFormatOf(options.logFormat))
   const planned = await planUp(options, io, logger)
   const stopRequested = options.stopSignal ?? signalPromise()
   const started = await startStack(planned, {
@@ -57,7 +61,19 @@ export async function up(options: UpOptions, io: Io): Promise<UpResult> {
     stopRequested,
   })
   if ('stoppedBy' in started) return { reason: started.stoppedBy }
+  // Asked of the running runtime while the stack is supervised (it never delays a stop).
+  void warnIfNoModel(logger, {
+    baseUrl: planned.plan.native.url as string,
+    username: planned.plan.native.username,
+    password: planned.nativePassword,
+    directory: planned.layout.workspace,
+  })
   return superviseStack(started, stopRequested, logger)
+}
+
+/** The log format in force: `auto` is human lines when standard output is a terminal. */
+export function logFormatOf(format: LogFormat | undefined): 'pretty' | 'json' {
+  return resolveLogFormat(format ?? 'auto', process.stdout.isTTY === true)
 }
 
 /**

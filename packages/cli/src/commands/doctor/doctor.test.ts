@@ -40,6 +40,7 @@ describe('doctor', () => {
       'gateway',
       'assistant runtime',
       'moderator runtime',
+      'model readiness',
       'scheduler',
       'tasks',
     ])
