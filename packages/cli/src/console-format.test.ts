@@ -36,6 +36,19 @@ describe('humanMessage', () => {
     ).toBe('moderator runtime ready at http://127.0.0.1:4097 (OpenCode 1.2.3)')
   })
 
+  it('says where the gateway listens and what is ready, once', () => {
+    expect(humanMessage({ event: 'listening', url: 'http://127.0.0.1:8787', msg: 'gateway listening' })).toBe(
+      'gateway listening on http://127.0.0.1:8787',
+    )
+    expect(
+      humanMessage({
+        event: 'ready',
+        mcpUrl: 'http://x/mcp',
+        msg: 'sallyport is up: MCP endpoint http://x/mcp',
+      }),
+    ).toBe('sallyport is up: MCP endpoint http://x/mcp')
+  })
+
   it("shows a child's plain line as written and a JSON line by its message", () => {
     expect(humanMessage({ event: 'child_output', child: 'assistant', line: 'stream error' })).toBe(
       'assistant runtime | stream error',

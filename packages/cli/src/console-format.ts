@@ -103,6 +103,11 @@ export function humanMessage(record: Record_): string {
       return `${childLabel(record)} stopped`
     case 'audit':
       return audit(record)
+    case 'listening':
+      return `gateway listening on ${str(record.url) ?? '?'}`
+    case 'ready':
+      // Its message already says where (the MCP URL, the owner key file).
+      return msg ?? 'ready'
     default:
       return join(msg ?? str(record.event), details(record, ['requestId']))
   }

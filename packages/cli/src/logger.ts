@@ -24,7 +24,7 @@ export function createCliLogger(
 ): Logger {
   const target =
     format === 'pretty'
-      ? pretty({ ...prettyOptions(process.stdout.isTTY === true), destination: destination ?? 1 })
+      ? pretty({ ...prettyOptions(colorsWanted()), destination: destination ?? 1 })
       : destination
   return pino(
     {
@@ -52,5 +52,13 @@ export function createCliLogger(
         minLength: 4096,
         periodicFlush: 250,
       })) as pino.DestinationStream,
+  )
+}
+
+/** Colours on a terminal, unless `NO_COLOR` (https://no-color.org) or `TERM=dumb` says otherwise. */
+function colorsWanted(): boolean {
+  const noColor = process.env.NO_COLOR
+  return (
+    process.stdout.isTTY === true && (noColor === undefined || noColor === '') && process.env.TERM !== 'dumb'
   )
 }
