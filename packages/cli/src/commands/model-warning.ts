@@ -17,7 +17,7 @@ export interface ModelWarning {
 }
 
 const FIX =
-  'configure a model provider: `sallyport preset save <id> --name … --base-url … --model … --key-stdin` then `sallyport preset use <id>` (a local or OpenAI-compatible server), or set `model` and its provider in config/assistant/opencode.json; `sallyport doctor` then checks that the model answers'
+  'configure a model provider: `sallyport preset save <id> --name … --base-url … --model … --key-stdin` then `sallyport preset use <id> <model>` (a local or OpenAI-compatible server), or set `model` and its provider in config/assistant/opencode.json; `sallyport doctor` then checks that the model answers'
 
 /**
  * A warning when the runtime's configuration names no model (the runtime falls back to its own

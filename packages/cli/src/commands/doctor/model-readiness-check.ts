@@ -10,7 +10,7 @@ const NAME = 'model readiness'
 export const MODEL_READINESS_TIMEOUT_MS = 30_000
 
 const FIX =
-  'configure a model provider: `sallyport preset save <id> --name … --base-url … --model … --key-stdin` and `sallyport preset use <id>` (a local or OpenAI-compatible server), or set `model` and its provider in config/assistant/opencode.json; then run `sallyport doctor` again'
+  'configure a model provider: `sallyport preset save <id> --name … --base-url … --model … --key-stdin` and `sallyport preset use <id> <model>` (a local or OpenAI-compatible server), or set `model` and its provider in config/assistant/opencode.json; then run `sallyport doctor` again'
 
 export interface ModelReadinessOptions {
   /** The stack's workspace: the check's session is opened there, as every request of the stack is. */
