@@ -42,6 +42,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       connectTimeoutMs: resolved.timeoutMs,
       tuning: resolved.events,
     }),
+    {
+      statuses: () => sessions.sessionStatus(),
+      pollIntervalMs: resolved.events.pollIntervalMs,
+      probeAfterMs: resolved.events.probeAfterMs,
+      random: resolved.events.random,
+    },
   )
   const settleOps = {
     listChildren: sessions.listChildren,

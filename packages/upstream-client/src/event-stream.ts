@@ -14,7 +14,11 @@ export interface EventStream {
   subscribe(listener: (event: RawEvent) => void): () => void
   /** Listens to connection changes without opening the stream. Returns its removal. */
   onConnectionChange(listener: (connected: boolean) => void): () => void
-  /** True from the first event of a connection until that connection ends. */
+  /**
+   * True while the stream is live: from an event of a connection until that connection ends or
+   * nothing at all has arrived on it for `staleAfterMs` (a stalled connection, which the watchdog
+   * replaces later; it is live again from its next event).
+   */
   readonly connected: boolean
   /** Why the last connection attempt failed or ended, if it did. */
   readonly lastError: UpstreamError | undefined
@@ -41,6 +45,11 @@ class ConnectTimeout extends Error {}
  * after any end or failure with exponential backoff and jitter, reconnects when nothing arrived
  * for `heartbeatTimeoutMs` (the runtime sends `server.heartbeat` every 10 s), and disconnects when
  * the last subscriber leaves or on {@link EventStream.close}.
+ *
+ * A connection silent for `staleAfterMs` (shorter than the watchdog: one heartbeat missed) stops
+ * counting as live before the watchdog replaces it: a proxy that stopped forwarding keeps the
+ * TCP connection open, and 25 s of waits trusting it would answer stale states. Waits then poll
+ * (`session-events.ts`) until an event arrives again, on it or on a new connection.
  */
 export function createEventStream(deps: StreamDeps): EventStream {
   const listeners = new Set<(event: RawEvent) => void>()
@@ -65,12 +74,24 @@ export function createEventStream(deps: StreamDeps): EventStream {
     let attempt = 0
     while (!runSignal.aborted) {
       try {
-        await connectOnce(runSignal, () => {
-          if (runSignal.aborted) return
-          attempt = 0
-          lastError = undefined
-          setConnected(true)
-        })
+        await connectOnce(
+          runSignal,
+          () => {
+            if (runSignal.aborted) return
+            attempt = 0
+            lastError = undefined
+            setConnected(true)
+          },
+          () => {
+            if (runSignal.aborted || !connected) return
+            lastError = new UpstreamError(
+              'ERR_UPSTREAM_TIMEOUT',
+              `upstream ${OPERATION} stalled: nothing arrived for ${deps.tuning.staleAfterMs} ms`,
+              { operation: OPERATION, isRetryable: true },
+            )
+            setConnected(false)
+          },
+        )
         if (!runSignal.aborted)
           lastError = new UpstreamError('ERR_UPSTREAM_NETWORK', `upstream ${OPERATION} ended`, {
             operation: OPERATION,
@@ -88,7 +109,12 @@ export function createEventStream(deps: StreamDeps): EventStream {
     }
   }
 
-  const connectOnce = async (runSignal: AbortSignal, onFirstEvent: () => void): Promise<void> => {
+  /** One connection: `onEvent` on each event (it is live), `onSilent` when it goes stale. */
+  const connectOnce = async (
+    runSignal: AbortSignal,
+    onEvent: () => void,
+    onSilent: () => void,
+  ): Promise<void> => {
     const connection = new AbortController()
     let cancelBody: (() => void) | undefined
     // Cancel the body BEFORE aborting: some fetch implementations (msw's interceptor) leave a
@@ -105,9 +131,12 @@ export function createEventStream(deps: StreamDeps): EventStream {
     const stop = (): void => end(runSignal.reason)
     runSignal.addEventListener('abort', stop, { once: true })
     let watchdog = setTimeout(() => end(new ConnectTimeout()), deps.connectTimeoutMs)
+    let stale: ReturnType<typeof setTimeout> | undefined
     const arm = (): void => {
       clearTimeout(watchdog)
       watchdog = setTimeout(() => end(new WatchdogExpired()), deps.tuning.heartbeatTimeoutMs)
+      clearTimeout(stale)
+      stale = setTimeout(onSilent, deps.tuning.staleAfterMs)
     }
     try {
       const response = await untilAborted(
@@ -132,16 +161,14 @@ export function createEventStream(deps: StreamDeps): EventStream {
         )
       }
       arm()
-      let seen = false
       const parser = createSseParser({
         onActivity: arm,
         onMessage: (message) => {
           const event = parseEvent(message.data)
           if (!event) return
-          if (!seen) {
-            seen = true
-            onFirstEvent()
-          }
+          // Live from its first event, and again from the first one after a silence: reported
+          // before the event is delivered, so waits look again (events of a stall may be lost).
+          if (!connected) onEvent()
           deliver(event)
         },
       })
@@ -168,6 +195,7 @@ export function createEventStream(deps: StreamDeps): EventStream {
       throw error
     } finally {
       clearTimeout(watchdog)
+      clearTimeout(stale)
       runSignal.removeEventListener('abort', stop)
     }
   }

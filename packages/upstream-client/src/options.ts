@@ -25,15 +25,35 @@ export interface UpstreamClientOptions {
   readonly events?: EventStreamOptions
 }
 
-/** Tuning of the shared `GET /event` stream. The defaults suit the runtime's 10 s heartbeat. */
+/**
+ * Tuning of the shared `GET /event` stream and of the waits that ride on it. The defaults suit
+ * the runtime's 10 s heartbeat.
+ */
 export interface EventStreamOptions {
   /** Reconnect when nothing (not even a heartbeat) arrived for this long. Default 25 000 ms. */
   readonly heartbeatTimeoutMs?: number
+  /**
+   * A connection on which nothing arrived for this long is no longer trusted (`connected` turns
+   * false, waits poll) until its next event: a stalled stream, told from a quiet one by the
+   * missing heartbeat. Default 12 000 ms (the heartbeat's 10 s and 2 s of slack).
+   */
+  readonly staleAfterMs?: number
+  /**
+   * How often a session's waits look at the runtime while the stream is not live: one shared
+   * poll per session, at a random point in the upper half of this interval. Default 1 000 ms.
+   */
+  readonly pollIntervalMs?: number
+  /**
+   * While waits are pending and the live stream has been silent this long, read the runtime's
+   * run statuses once (one cheap request for all sessions) and wake the waits of a session whose
+   * status changed without its event (a stall not detected yet). Default 2 000 ms.
+   */
+  readonly probeAfterMs?: number
   /** First reconnect delay before jitter. Default 250 ms. */
   readonly initialBackoffMs?: number
   /** Largest reconnect delay. Default 5 000 ms. */
   readonly maxBackoffMs?: number
-  /** Random source in [0, 1) for the backoff jitter. Default `Math.random`. */
+  /** Random source in [0, 1) for the backoff and poll jitter. Default `Math.random`. */
   readonly random?: () => number
 }
 
@@ -84,6 +104,9 @@ export function resolveOptions(options: UpstreamClientOptions): ResolvedOptions 
     maxConcurrentRequests: requestBound(options.maxConcurrentRequests),
     events: {
       heartbeatTimeoutMs: positive('events.heartbeatTimeoutMs', events.heartbeatTimeoutMs, 25_000),
+      staleAfterMs: positive('events.staleAfterMs', events.staleAfterMs, 12_000),
+      pollIntervalMs: positive('events.pollIntervalMs', events.pollIntervalMs, 1_000),
+      probeAfterMs: positive('events.probeAfterMs', events.probeAfterMs, 2_000),
       initialBackoffMs: positive('events.initialBackoffMs', events.initialBackoffMs, 250),
       maxBackoffMs: positive('events.maxBackoffMs', events.maxBackoffMs, 5_000),
       random: events.random ?? Math.random,

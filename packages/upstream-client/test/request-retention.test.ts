@@ -166,7 +166,15 @@ describe('the event stream keeps nothing of the chunks it has read', () => {
       send: async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
       redact: createRedactor('opencode', 'pw', 'dG9rZW4='),
       connectTimeoutMs: 1_000,
-      tuning: { heartbeatTimeoutMs: 10_000, initialBackoffMs: 10, maxBackoffMs: 10, random: () => 0 },
+      tuning: {
+        heartbeatTimeoutMs: 10_000,
+        staleAfterMs: 10_000,
+        pollIntervalMs: 1_000,
+        probeAfterMs: 2_000,
+        initialBackoffMs: 10,
+        maxBackoffMs: 10,
+        random: () => 0,
+      },
     })
     let received = 0
     const done = new Promise<void>((resolve) => {
