@@ -55,4 +55,23 @@ describe('drainableRuntime methods', () => {
     expect(runtime.healthy).not.toBe(before)
     expect(await runtime.healthy()).toBe(false)
   })
+
+  it('lets any number of waits listen to the drain without a leak warning', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error): void => void warnings.push(warning.name)
+    process.on('warning', onWarning)
+    try {
+      const drain = new AbortController()
+      const runtime = drainableRuntime(waitingPort().port, drain.signal)
+      const waits = Array.from({ length: 50 }, () =>
+        runtime.waitUntil('s', async () => undefined, { timeoutMs: 60_000 }),
+      )
+      drain.abort()
+      expect(await Promise.all(waits)).toEqual(waits.map(() => undefined))
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings).not.toContain('MaxListenersExceededWarning')
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
 })

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import type { RuntimePort } from './port.js'
 
 // Shutting down without cutting the calls that wait: once the gateway starts to close, every
@@ -13,6 +14,9 @@ const DRAINED = Symbol('drained')
  * by its caller's own signal still rejects as before. Everything else is `runtime` itself.
  */
 export function drainableRuntime(runtime: RuntimePort, drain: AbortSignal): RuntimePort {
+  // Every pending wait listens to `drain` (up to `concurrentWaits` per credential): without this,
+  // Node warns of a leak (MaxListenersExceededWarning) from the 11th wait on.
+  setMaxListeners(0, drain)
   const waitUntil = <T>(
     sessionId: string,
     check: Parameters<RuntimePort['waitUntil']>[1],
