@@ -214,9 +214,11 @@ export const WAIT_RETRY_MS = 500
 const RETRY = Symbol('retry')
 
 /**
- * Waits up to `waitMs` for the job to leave `running` (event-driven; polling only while the
- * runtime's event stream is down), then returns its status. Waiters of one session share one
- * read per event (`turn-reads.ts`).
+ * Waits up to `waitMs` for the job to leave `running` (event-driven while the runtime's event
+ * stream is live; while it is not — dropped, refused, or silent past one heartbeat: stalled — one
+ * poll per session about every second, and a read when it is live again; see the upstream
+ * client's `session-events.ts`), then returns its status. Waiters of one session share one read
+ * per event or poll (`turn-reads.ts`).
  *
  * A read the runtime did not answer (timeout, lost connection, a retryable HTTP status: a busy
  * machine) does not end the wait: it is tried again every {@link WAIT_RETRY_MS} until the
@@ -267,7 +269,9 @@ export async function waitForJob(
       { timeoutMs: Math.max(0, deadline - now()), ...(signal && { signal }) },
     )
     if (settled !== RETRY) {
-      // At the deadline the last check stands: any change since would have woken a new one.
+      // At the deadline the last check stands: any change since would have woken a new one (its
+      // event; while the stream is not live, a poll about every second; during a stall not
+      // detected yet, the status probe when the run ends).
       if (settled) return settled
       if (lastRunning) return lastRunning
       if (lastFailure !== undefined) throw lastFailure

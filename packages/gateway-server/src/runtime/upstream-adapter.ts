@@ -75,6 +75,11 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
     const map = await client.sessionStatus()
     return new Map(Object.entries(map).map(([id, status]) => [id, statusType(status.type)]))
   }
+  // While the view is out of sync (the stream is not live: dropped, stalled, reconnecting), views
+  // read the runtime instead; those reads are shared like listings (each caller still gets one
+  // that started after it called): every running job's watch looks at each poll (`run-watch.ts`),
+  // and N of them cost one status read at a time instead of N. Read-only: the map is shared.
+  const viewFallback = createReadSharing((_: 'all') => statuses())
   return {
     createSession: async (input) => toSession(await client.createSession(input)),
     getSession: async (id) => {
@@ -109,8 +114,8 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
     },
     statusOf,
     statuses,
-    viewStatusOf: async (id) => view.get(id) ?? statusOf(id),
-    viewStatuses: async () => view.all() ?? statuses(),
+    viewStatusOf: async (id) => view.get(id) ?? (await viewFallback('all')).get(id) ?? 'idle',
+    viewStatuses: async () => view.all() ?? viewFallback('all'),
     close: () => view.close(),
     messages: async (id) => (await client.listMessages(id)).messages,
     prompt: async (id, { messageId, agent, text }) => {

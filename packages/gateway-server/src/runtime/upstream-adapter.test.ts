@@ -1,0 +1,48 @@
+import { createUpstreamClient } from '@sallyport/upstream-client'
+import { createFakeRuntime } from '@sallyport/upstream-client/testing'
+import { setupServer } from 'msw/node'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { runtimeFromUpstream } from './upstream-adapter.js'
+
+// The status views while the event stream is not live (issue 18): they read the runtime, and
+// many views at once share those reads (every running job's watch looks at each poll).
+
+const fake = createFakeRuntime()
+const server = setupServer(...fake.handlers)
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+afterEach(() => {
+  server.resetHandlers()
+  fake.setEventsAvailable(true)
+})
+afterAll(() => server.close())
+
+const statusReads = (): number => fake.requests.filter((r) => r.path === '/session/status').length
+
+describe('status views while the stream is not live', () => {
+  it('share the runtime reads among concurrent callers, and still see what the runtime says', async () => {
+    fake.setEventsAvailable(false)
+    const client = createUpstreamClient({ ...fake.clientOptions, events: { initialBackoffMs: 10 } })
+    const runtime = runtimeFromUpstream(client)
+    try {
+      const busy = fake.addSession()
+      fake.prompt(busy.id, 'still running')
+      const idle = fake.addSession()
+      const before = statusReads()
+      const seen = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => runtime.viewStatusOf(i % 2 === 0 ? busy.id : idle.id)),
+      )
+      expect(seen.filter((s) => s === 'busy')).toHaveLength(20)
+      expect(seen.filter((s) => s === 'idle')).toHaveLength(20)
+      // One read, and at most one more for the callers that came while it ran: not 40.
+      expect(statusReads() - before).toBeLessThanOrEqual(2)
+      const all = await runtime.viewStatuses()
+      expect(all.get(busy.id)).toBe('busy')
+      // A read that started after the change: the run has ended.
+      fake.completeTurn(busy.id, 'done')
+      expect(await runtime.viewStatusOf(busy.id)).toBe('idle')
+    } finally {
+      runtime.close?.()
+      client.close()
+    }
+  })
+})
