@@ -99,6 +99,9 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
 
 // ---- small helpers ----
 
+/** What went wrong: the run fails when this is not empty. */
+const failures = []
+
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 const round1 = (v) => Math.round(v * 10) / 10
 const round2 = (v) => Math.round(v * 100) / 100
@@ -159,7 +162,13 @@ async function stopChild(child, signal = 'SIGTERM', graceMs = 5_000) {
   clearTimeout(timer)
 }
 
-async function cleanup() {
+let cleaning
+const cleanup = () => {
+  cleaning ??= stopEverything()
+  return cleaning
+}
+
+async function stopEverything() {
   // nginx and the replicas first, the stack (which stops its runtimes itself) last.
   const all = [...processes]
   await Promise.all(all.filter((p) => p.kind !== 'up').map((p) => stopChild(p.child, p.stopSignal, 5_000)))
@@ -186,7 +195,11 @@ process.on('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.once(signal, () => {
     console.error(`scale-out: ${signal}, stopping everything`)
-    cleanup().finally(() => process.exit(130))
+    failures.push(`interrupted by ${signal}`)
+    cleanup().finally(() => {
+      console.log(`scale-out${smoke ? ' smoke' : ''} FAILED: ${failures.join('; ')}`)
+      process.exit(130)
+    })
   })
 
 /** The environment of a CLI process: this one's, minus anything that would redirect the stack. */
@@ -334,10 +347,15 @@ const stackDir = () => stackDirPath
 
 // ---- nginx ----
 
-/** Read-only calls (Mcp-Method:Mcp-Name, which the gateway checks against the body): retried on
- * another replica even after they were sent, since running one twice changes nothing. */
-const READ_ONLY_MAP = [
-  '"~^tools/call:gateway\\.(job\\.get|session\\.get|session\\.list|catalog\\.get|workspace\\.read|workspace\\.search)$" 1;',
+/**
+ * Calls that are safe to send twice (by Mcp-Method and Mcp-Name, which the gateway checks against
+ * the body): the read-only tools and requests, and job.cancel (idempotent: a cancelled job is
+ * answered `cancelled` again). nginx moves them to another replica even after a replica got
+ * them. agent.run, interaction.respond, session.fork and session.delete are not: a second one
+ * would start another run, or answer `not_pending`/`not_found` for something that was done.
+ */
+const RETRY_SAFE_MAP = [
+  '"~^tools/call:gateway\\.(job\\.get|job\\.cancel|session\\.get|session\\.list|catalog\\.get|workspace\\.read|workspace\\.search)$" 1;',
   '"~^(tools/list|prompts/list|prompts/get|resources/list|resources/templates/list|resources/read|server/discover|ping):" 1;',
 ]
 
@@ -359,9 +377,9 @@ http {
   scgi_temp_path ${dir}/scgi;
   # Which replica answered (the last one tried), for the log and for the clients of this harness.
   log_format scale '$msec|$request_time|$http_x_bench_phase|$upstream_addr|$status|$upstream_status|$http_mcp_method|$http_mcp_name';
-  map "$http_mcp_method:$http_mcp_name" $read_only {
+  map "$http_mcp_method:$http_mcp_name" $retry_safe {
     default 0;
-    ${READ_ONLY_MAP.join('\n    ')}
+    ${RETRY_SAFE_MAP.join('\n    ')}
   }
   upstream gateways {
     # Plain round robin: no ip_hash, no hash, no sticky cookie. A replica that refuses a
@@ -386,14 +404,16 @@ ${CONTROL === 'sticky' ? '    ip_hash; # the sticky negative control\n' : ''}${u
     proxy_read_timeout 90s;
     add_header X-Upstream $upstream_addr always;
     location = /mcp {
-      if ($read_only) { rewrite ^ /read-only last; }
-      # Everything else (agent.run, job.cancel, interaction.respond, fork, delete, 2025-era
-      # requests): moved to another replica only when no byte of it reached the first one.
+      if ($retry_safe) { rewrite ^ /retry-safe last; }
+      # Everything else (agent.run, interaction.respond, fork, delete, 2025-era requests, which
+      # carry no Mcp-Name): moved to another replica only when no byte of it reached the first.
+      # (A client that sends a false Mcp-Name on a 2025-era request only gets its own call
+      # repeated; a 2026-07-28 request whose header and body disagree is refused by the gateway.)
       proxy_next_upstream error timeout;
       proxy_next_upstream_tries 2;
       proxy_pass http://gateways;
     }
-    location = /read-only {
+    location = /retry-safe {
       internal;
       rewrite ^ /mcp break;
       proxy_next_upstream error timeout http_502 http_503 non_idempotent;
@@ -647,7 +667,6 @@ const results = {
     node: process.version,
   },
 }
-const failures = []
 const check = (ok, what) => {
   if (!ok) failures.push(what)
   return ok
@@ -973,53 +992,66 @@ async function workflows(nginx) {
 }
 
 /**
- * Two runs on one session at the same moment, through nginx, so they land on two replicas. In one
- * process the second is refused (`busy`); the check that refuses it is per process. Reported, not
- * checked: how often both were accepted, and how the jobs ended.
+ * Two runs on one session at the same moment, sent through nginx (so they land on two replicas)
+ * and, as the control, both straight to one replica. In one process the second is refused
+ * (`busy`); that check is per process. Reported, not checked: how often both were accepted, and
+ * how the jobs ended.
  */
 async function concurrentRuns(nginx) {
   phase = 'concurrent-runs'
   const cred = CREDENTIALS[0]
-  const [a, b] = [await mcp(nginx.mcpUrl, keys[cred]), await mcp(nginx.mcpUrl, keys[cred])]
-  const tally = { tries: smoke ? 3 : 8, bothAccepted: 0, oneBusy: 0, other: {}, sameReplica: 0, ends: {} }
-  const title = newTitle('concurrent')
-  const first = await call(a, 'gateway.agent.run', {
-    message: `first ${model.script([{ text: 'first' }])}`,
-    title,
-    waitMs: 20_000,
-  })
-  record(cred, title, first)
-  for (let i = 0; i < tally.tries; i++) {
-    const marker = model.script([{ text: `concurrent ${i}`, delayMs: 300 }])
-    const results_ = await Promise.allSettled(
-      [a, b].map((c) =>
-        call(
-          c,
-          'gateway.agent.run',
-          { message: `both ${marker}`, session: first.session, waitMs: 0 },
-          { allow: 'busy' },
+  const tries = smoke ? 3 : 8
+  const out = {}
+  for (const [where, url] of [
+    ['twoReplicas', nginx.mcpUrl],
+    ['oneReplica', replicas[0].mcpUrl],
+  ]) {
+    const [a, b] = [await mcp(url, keys[cred]), await mcp(url, keys[cred])]
+    const tally = { tries, bothAccepted: 0, oneBusy: 0, other: {}, sameReplica: 0, ends: {}, pairs: [] }
+    const title = newTitle(`concurrent ${where}`)
+    const first = await call(a, 'gateway.agent.run', {
+      message: `first ${model.script([{ text: 'first' }])}`,
+      title,
+      waitMs: 20_000,
+    })
+    record(cred, title, first)
+    for (let i = 0; i < tries; i++) {
+      const marker = model.script([{ text: `concurrent ${i}`, delayMs: 300 }])
+      const settled = await Promise.allSettled(
+        [a, b].map((c) =>
+          call(
+            c,
+            'gateway.agent.run',
+            { message: `both ${marker}`, session: first.session, waitMs: 0 },
+            { allow: 'busy' },
+          ),
         ),
-      ),
-    )
-    if (a.state.last === b.state.last) tally.sameReplica++
-    const accepted = results_.filter((r) => r.status === 'fulfilled').map((r) => r.value)
-    const codes = results_.filter((r) => r.status === 'rejected').map((r) => r.reason?.code ?? 'error')
-    if (accepted.length === 2) tally.bothAccepted++
-    else if (accepted.length === 1 && codes[0] === 'busy') tally.oneBusy++
-    else {
-      const kind = `${accepted.length} accepted, ${codes.join('/')}`
-      tally.other[kind] = (tally.other[kind] ?? 0) + 1
+      )
+      if (where === 'twoReplicas' && a.state.last === b.state.last) tally.sameReplica++
+      const accepted = settled.filter((r) => r.status === 'fulfilled').map((r) => r.value)
+      const codes = settled.filter((r) => r.status === 'rejected').map((r) => r.reason?.code ?? 'error')
+      if (accepted.length === 2) tally.bothAccepted++
+      else if (accepted.length === 1 && codes[0] === 'busy') tally.oneBusy++
+      else {
+        const kind = `${accepted.length} accepted, ${codes.join('/')}`
+        tally.other[kind] = (tally.other[kind] ?? 0) + 1
+      }
+      const pair = []
+      for (const run of accepted) {
+        record(cred, title, run, 'any')
+        const end = await follow(a, run.job, { deadlineMs: 120_000 })
+        const kind = `${end?.status ?? 'none'}${end?.status === 'completed' && end.text !== `concurrent ${i}` ? ' (other text)' : ''}`
+        tally.ends[kind] = (tally.ends[kind] ?? 0) + 1
+        pair.push(kind)
+      }
+      tally.pairs.push(pair.join(' + '))
     }
-    for (const run of accepted) {
-      const entry = record(cred, title, run, 'any')
-      const end = await follow(a, run.job, { deadlineMs: 120_000 })
-      entry.end = end?.status
-      tally.ends[end?.status ?? 'none'] = (tally.ends[end?.status ?? 'none'] ?? 0) + 1
-    }
+    await a.close()
+    await b.close()
+    if (where === 'oneReplica') delete tally.sameReplica
+    out[where] = tally
   }
-  await a.close()
-  await b.close()
-  results.concurrentRunsOnOneSession = tally
+  results.concurrentRunsOnOneSession = out
 }
 
 /** Every session title the client's credential can list (all pages). */
@@ -1140,6 +1172,7 @@ async function throughputRun(n, index, mixName) {
       clients: share(cpu1.clients - cpu0.clients),
     },
     gatewayCpuMsPerCall: round2((cpu1.gateways - cpu0.gateways) / Math.max(1, calls)),
+    runtimeCpuMsPerCall: round2((cpu1.runtime - cpu0.runtime) / Math.max(1, calls)),
   }
 }
 
@@ -1169,6 +1202,7 @@ async function throughput() {
             nginxCores: round2(mean(n, (r) => r.cores.nginx)),
             clientCores: round2(mean(n, (r) => r.cores.clients)),
             gatewayCpuMsPerCall: round2(mean(n, (r) => r.gatewayCpuMsPerCall)),
+            runtimeCpuMsPerCall: round2(mean(n, (r) => r.runtimeCpuMsPerCall)),
           },
         ]),
       ),
@@ -1798,7 +1832,7 @@ for (const mixName of MIXES)
       `scale-out: throughput (${t[mixName].calls.map((c) => c.replace('gateway.', '')).join('/')}), ${t.clients} clients, ${t.seconds} s per run, runs ${t.order.join(',')}: ${SCALE.map(
         (n) => {
           const b = t[mixName].byReplicas[n]
-          return `${n} gateway${n > 1 ? 's' : ''} ${b.callsPerSecond} calls/s (${b.ratio}x, p50 ${b.p50Ms} ms; cores: gateways ${b.gatewayCores}, runtime ${b.runtimeCores}, nginx ${b.nginxCores}, clients ${b.clientCores})`
+          return `${n} gateway${n > 1 ? 's' : ''} ${b.callsPerSecond} calls/s (${b.ratio}x, p50 ${b.p50Ms} ms; cores: gateways ${b.gatewayCores}, runtime ${b.runtimeCores}, nginx ${b.nginxCores}, clients ${b.clientCores}; CPU ms per call: gateways ${b.gatewayCpuMsPerCall}, runtime ${b.runtimeCpuMsPerCall})`
         },
       ).join(', ')}`,
     )
@@ -1827,9 +1861,9 @@ if (results.fault)
     }/${Object.keys(results.fault.handles).filter((k) => !k.endsWith('Error')).length} ok`,
   )
 if (results.concurrentRunsOnOneSession) {
-  const r = results.concurrentRunsOnOneSession
+  const { twoReplicas: r, oneReplica: o } = results.concurrentRunsOnOneSession
   console.log(
-    `scale-out: two runs on one session at once through nginx (two replicas), ${r.tries} times: both accepted ${r.bothAccepted}, one refused busy ${r.oneBusy}${Object.keys(r.other).length ? `, other ${JSON.stringify(r.other)}` : ''}; accepted jobs ended ${JSON.stringify(r.ends)}`,
+    `scale-out: two runs on one session at the same moment, ${r.tries} times: through nginx (two replicas) both accepted ${r.bothAccepted}, one refused busy ${r.oneBusy}${Object.keys(r.other).length ? `, other ${JSON.stringify(r.other)}` : ''}, accepted jobs ended ${JSON.stringify(r.ends)}; straight to one replica both accepted ${o.bothAccepted}, one refused busy ${o.oneBusy}, accepted jobs ended ${JSON.stringify(o.ends)}`,
   )
 }
 if (results.ledger)
