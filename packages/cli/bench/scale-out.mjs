@@ -86,7 +86,7 @@ const WORKFLOWS = smoke ? 1 : 3
 const FAULT_SECONDS = smoke ? 15 : 30
 const TRAFFIC_CLIENTS = smoke ? 6 : 12
 /** The whole run is bounded: past this, it stops everything and fails. */
-const OVERALL_MS = (smoke ? 240 : 900) * 1000
+const OVERALL_MS = (smoke ? 300 : 900) * 1000
 /** How long a rotation may take to reach every replica before the harness calls it failed. */
 const ROTATION_BOUND_MS = smoke ? 10_000 : 5_000
 const ROTATION_DEADLINE_MS = 20_000
