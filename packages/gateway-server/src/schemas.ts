@@ -144,10 +144,24 @@ export const Usage = z.object({
   cacheWrite: z.number(),
 })
 
+/**
+ * While a job is `running` and the runtime retries a failed model request: which attempt failed,
+ * when it tries again, and the provider's message (keys, tokens and host paths removed).
+ */
+export const RetryState = z.object({
+  attempt: z.number().int(),
+  /** ISO time; absent when the runtime gave none that reads as a time. */
+  nextRetryAt: z.string().optional(),
+  message: z.string().optional(),
+})
+export type RetryState = z.infer<typeof RetryState>
+
 export const JobStatus = z.object({
   status: z.enum(JOB_STATES),
   session: z.string(),
   job: z.string(),
+  /** Only with `running`: the runtime is retrying a failed model request (see {@link RetryState}). */
+  retry: RetryState.optional(),
   text: z.string().optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),
   interactions: z.array(Interaction).optional(),
@@ -184,6 +198,8 @@ export const SessionGet = z.object({
   session: SessionSummary,
   /** The handle of the job the session is running, while it runs one. */
   activeJob: z.string().optional(),
+  /** While the session's status is `retry`: the failed model request the runtime retries. */
+  retry: RetryState.optional(),
   messages: z.array(MessageView).optional(),
   diff: z.array(ChangedFile.extend({ patch: z.string().optional() })).optional(),
   todos: z.array(Todo).optional(),

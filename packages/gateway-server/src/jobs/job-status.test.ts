@@ -1,8 +1,9 @@
 import { UpstreamError } from '@sallyport/upstream-client'
 import { describe, expect, it } from 'vitest'
+import { createRedactor } from '../redact.js'
 import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
 import { DEAD_AFTER_MS, type TurnMessage } from './derive-job-state.js'
-import { type JobContext, jobStatus, keepCancelled, waitForJob } from './job-status.js'
+import { type JobContext, jobStatus, keepCancelled, retryState, waitForJob } from './job-status.js'
 import { jobContext } from './test-context.js'
 
 const context = (port: RuntimePort, now = 1_000_000): JobContext => jobContext(port, () => now)
@@ -191,5 +192,31 @@ describe('waitForJob rides out a runtime that does not answer (a busy machine)',
       waitForJob(realClock(port), SESSION, { ...job, startedAt: Date.now() }, 10_000),
     ).rejects.toMatchObject({ code: 'ERR_UPSTREAM_NOT_FOUND' })
     expect(reads()).toBe(1)
+  })
+})
+
+describe('retryState', () => {
+  const redactor = createRedactor()
+
+  it('reports the attempt, the next try as an ISO time and the message without keys', () => {
+    expect(
+      retryState(redactor, {
+        attempt: 3,
+        message: 'Bearer abc.def-123456789012345678 refused',
+        next: 1_800_000_000_000,
+      }),
+    ).toEqual({
+      attempt: 3,
+      nextRetryAt: new Date(1_800_000_000_000).toISOString(),
+      message: 'Bearer [redacted] refused',
+    })
+  })
+
+  it('leaves out a next time that is not one, and an empty message, instead of inventing them', () => {
+    expect(retryState(redactor, { attempt: 1, message: '  ', next: Number.NaN })).toEqual({ attempt: 1 })
+  })
+
+  it('is absent without a retry', () => {
+    expect(retryState(redactor, undefined)).toBeUndefined()
   })
 })

@@ -1,4 +1,5 @@
 import { allowedDecisions } from '@sallyport/policy'
+import { sanitizeProviderMessage } from '@sallyport/upstream-client'
 import { isTransientUpstream } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
 import type { Principal } from '../principal.js'
@@ -7,10 +8,11 @@ import type {
   RuntimePermission,
   RuntimePort,
   RuntimeQuestion,
+  RuntimeRetry,
   RuntimeSession,
   RuntimeWake,
 } from '../runtime/port.js'
-import type { Interaction, JobStatus } from '../schemas.js'
+import type { Interaction, JobStatus, RetryState } from '../schemas.js'
 import type { OwnedSessions } from '../sessions/owned.js'
 import { changedFile, todoViews } from '../sessions/views.js'
 import { DEAD_AFTER_MS, type DerivedJobState, deriveJobState, newestRun } from './derive-job-state.js'
@@ -129,8 +131,10 @@ async function present(
   ])
   const base = { session: sessionHandle, job: jobHandle }
   switch (derived.state) {
-    case 'running':
-      return { status: 'running', ...base }
+    case 'running': {
+      const retry = retryState(redactor, snapshot.retry)
+      return { status: 'running', ...base, ...(retry && { retry }) }
+    }
     case 'input_required': {
       const interactions: Interaction[] = [
         ...(await Promise.all(
@@ -165,6 +169,22 @@ async function present(
       return { status: 'failed', ...base, text: derived.text, error: derived.error, usage: derived.usage }
     case 'cancelled':
       return { status: 'cancelled', ...base, text: derived.text, usage: derived.usage }
+  }
+}
+
+/**
+ * The runtime's retry as clients see it: the provider's message without keys, tokens, host paths
+ * or upstream ids (the redactor, then `sanitizeProviderMessage`); a time the runtime did not give
+ * as a valid instant is left out rather than invented.
+ */
+export function retryState(redactor: Redactor, retry: RuntimeRetry | undefined): RetryState | undefined {
+  if (!retry) return undefined
+  const message = sanitizeProviderMessage(redactor.text(retry.message))
+  const next = new Date(retry.next)
+  return {
+    attempt: Math.max(0, Math.trunc(retry.attempt)),
+    ...(Number.isFinite(next.getTime()) && { nextRetryAt: next.toISOString() }),
+    ...(message !== undefined && { message }),
   }
 }
 

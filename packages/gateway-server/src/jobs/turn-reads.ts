@@ -3,6 +3,7 @@ import type {
   RuntimePermission,
   RuntimePort,
   RuntimeQuestion,
+  RuntimeRetry,
   RuntimeStatus,
   RuntimeTodo,
 } from '../runtime/port.js'
@@ -29,6 +30,8 @@ import type { TurnMessage } from './derive-job-state.js'
 /** One consistent read of a session's run: status, then messages, then pending asks. */
 export interface TurnSnapshot {
   readonly status: RuntimeStatus
+  /** With status `retry`: the failed model request the runtime retries (when the port says). */
+  readonly retry?: RuntimeRetry
   readonly messages: TurnMessage[]
   readonly permissions: RuntimePermission[]
   readonly questions: RuntimeQuestion[]
@@ -136,7 +139,9 @@ async function readOnce(
     }
     return read
   }
-  const status = await runtime.statusOf(sessionId)
+  const { status, retry } = runtime.statusDetailOf
+    ? await runtime.statusDetailOf(sessionId)
+    : { status: await runtime.statusOf(sessionId), retry: undefined }
   // Idle: every run is over, so the outcome of the runs asked about is read beside the messages.
   if (status === 'idle') for (const messageId of flight.outcomesWanted) outcome(messageId)
   const messages = await runtime.messages(sessionId)
@@ -146,6 +151,7 @@ async function readOnce(
       : await Promise.all([runtime.permissions(sessionId), runtime.questions(sessionId)])
   return {
     status,
+    ...(retry !== undefined && { retry }),
     messages,
     permissions,
     questions,

@@ -81,6 +81,23 @@ export interface RuntimeTodo {
 export type RuntimeStatus = 'idle' | 'busy' | 'retry'
 
 /**
+ * The runtime retrying a failed model request (status `retry`): which attempt failed, the
+ * provider's message as the runtime passes it on (unsanitized: may quote keys or host paths),
+ * and when it tries again (epoch ms).
+ */
+export interface RuntimeRetry {
+  readonly attempt: number
+  readonly message: string
+  readonly next: number
+}
+
+/** A session's status with the retry's details when it is `retry`. */
+export interface RuntimeStatusDetail {
+  readonly status: RuntimeStatus
+  readonly retry?: RuntimeRetry
+}
+
+/**
  * What a reply to a pending ask came to: `absent` when the runtime no longer knows the ask (it
  * was answered or dismissed meanwhile, or its session is gone). Not an error: the caller decides.
  */
@@ -120,6 +137,8 @@ export interface RuntimePort {
    */
   abortRun?(id: string): Promise<void>
   statusOf(id: string): Promise<RuntimeStatus>
+  /** `statusOf` with the retry's details (absent: reads use `statusOf` and report no details). */
+  statusDetailOf?(id: string): Promise<RuntimeStatusDetail>
   statuses(): Promise<Map<string, RuntimeStatus>>
   /**
    * The status for a read-only view: may come from the event stream and lag by one event.

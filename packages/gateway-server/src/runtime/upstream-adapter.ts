@@ -1,5 +1,5 @@
 import { type SessionEvent, type UpstreamClient, UpstreamError } from '@sallyport/upstream-client'
-import type { ReplyOutcome, RuntimePort, RuntimeSession, RuntimeStatus } from './port.js'
+import type { ReplyOutcome, RuntimePort, RuntimeSession, RuntimeStatus, RuntimeStatusDetail } from './port.js'
 import { createReadSharing } from './share-next.js'
 import { createStatusView } from './status-view.js'
 
@@ -71,6 +71,11 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
   )
   const statusOf = async (id: string): Promise<RuntimeStatus> =>
     statusType((await client.sessionStatus())[id]?.type)
+  const statusDetailOf = async (id: string): Promise<RuntimeStatusDetail> => {
+    const status = (await client.sessionStatus())[id]
+    if (status?.type !== 'retry') return { status: statusType(status?.type) }
+    return { status: 'retry', retry: { attempt: status.attempt, message: status.message, next: status.next } }
+  }
   const statuses = async (): Promise<Map<string, RuntimeStatus>> => {
     const map = await client.sessionStatus()
     return new Map(Object.entries(map).map(([id, status]) => [id, statusType(status.type)]))
@@ -113,6 +118,7 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
       await client.abortSession(id)
     },
     statusOf,
+    statusDetailOf,
     statuses,
     viewStatusOf: async (id) => view.get(id) ?? (await viewFallback('all')).get(id) ?? 'idle',
     viewStatuses: async () => view.all() ?? viewFallback('all'),

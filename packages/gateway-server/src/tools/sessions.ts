@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.js'
 import { newestRun } from '../jobs/derive-job-state.js'
+import { retryState } from '../jobs/job-status.js'
 import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { Redactor } from '../redact.js'
 import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
@@ -152,6 +153,11 @@ export function sessionGetTool(
       // The running job's handle, so a client that lost it (it left before agent.run answered)
       // can follow or cancel the run: the session's newest run while the session is busy.
       let activeJob: string | undefined
+      // Retrying a failed model request: its details (one more status read, only then).
+      const retry =
+        status === 'retry' && runtime.statusDetailOf
+          ? retryState(redactor, (await runtime.statusDetailOf(id)).retry)
+          : undefined
       if (status !== 'idle') {
         const all = messages ?? (await runtime.messages(id))
         const runId = newestRun(all)
@@ -161,6 +167,7 @@ export function sessionGetTool(
       return {
         session: await sessionSummary(owned, redactor, session, status),
         ...(activeJob !== undefined && { activeJob }),
+        ...(retry && { retry }),
         ...(views.has('messages') &&
           messages && { messages: await messageViews(owned, redactor, session.id, messages) }),
         ...(views.has('diff') &&

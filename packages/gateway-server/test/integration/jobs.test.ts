@@ -22,6 +22,7 @@ import {
   JobStatusShape,
   PermissionInteractionShape,
   QuestionInteractionShape,
+  SessionGetShape,
 } from './shapes.js'
 
 // gateway.agent.run, gateway.job.get and gateway.job.cancel for every policy, against the fake
@@ -265,11 +266,39 @@ describe('job states', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(140)
   })
 
-  it('reports a session in provider retry as running', async () => {
+  it('reports a session in provider retry as running, with the retry: attempt, next time, sanitized message', async () => {
     const status = await run('read', { message: 'retrying', waitMs: 0 })
+    expect(status.retry).toBeUndefined()
     const sid = await h.sessionId('read', status.session)
-    h.fake.setRetry(sid, { attempt: 1, message: 'rate limited', next: Date.now() + 60_000 })
-    expect((await jobGet('read', { job: status.job })).status).toBe('running')
+    const next = Date.now() + 60_000
+    h.fake.setRetry(sid, {
+      attempt: 2,
+      message: `Incorrect API key provided: sk-proj-0123456789abcdefXYZ for ${sid} (read /home/op/.local/share/opencode/auth.json)`,
+      next,
+    })
+    const got = await jobGet('read', { job: status.job })
+    expect(got).toMatchObject({
+      status: 'running',
+      retry: { attempt: 2, nextRetryAt: new Date(next).toISOString() },
+    })
+    expect(got.retry?.message).toMatch(/^Incorrect API key provided: \[redacted\] for /)
+    const text = JSON.stringify(got)
+    expect(text).not.toContain('sk-proj')
+    expect(text).not.toContain(sid)
+    expect(text).not.toContain('/home/op')
+    // The session view says the same.
+    const view = expectShape(
+      SessionGetShape,
+      await h.clients.read.ok('gateway.session.get', { session: status.session }),
+    )
+    expect(view.session.status).toBe('retry')
+    expect(view.retry).toEqual(got.retry)
+    // Once the runtime gets on with the run, the retry is gone.
+    h.fake.completeTurn(sid, 'done after all')
+    const done = await jobGet('read', { job: status.job, waitMs: 5_000 })
+    expect(done.status).toBe('completed')
+    expect(done.retry).toBeUndefined()
+    expectNoLeaks(h)
   })
 
   it('job.get with waitMs returns as soon as the run completes', async () => {

@@ -48,10 +48,18 @@ export const PermissionInteractionShape = z.strictObject({
   allowedDecisions: z.array(z.enum(['once', 'always', 'reject'])),
   alwaysPatterns: z.array(z.string()).optional(),
 })
+/** Added for a first run without a provider: the runtime retrying a failed model request. */
+export const RetryStateShape = z.strictObject({
+  attempt: z.number().int(),
+  nextRetryAt: isoDate.optional(),
+  message: z.string().max(300).optional(),
+})
+
 export const JobStatusShape = z.strictObject({
   status: z.enum(['running', 'input_required', 'completed', 'failed', 'cancelled']),
   session: handle,
   job: handle,
+  retry: RetryStateShape.optional(),
   text: z.string().optional(),
   error: z.strictObject({ name: z.string(), message: z.string() }).optional(),
   interactions: z.array(z.union([QuestionInteractionShape, PermissionInteractionShape])).optional(),
@@ -90,6 +98,7 @@ export const SessionGetShape = z.strictObject({
   session: SessionSummaryShape,
   /** Added beyond DESIGN.md: the running job's handle, for a client that lost it. */
   activeJob: handle.optional(),
+  retry: RetryStateShape.optional(),
   messages: z.array(MessageViewShape).optional(),
   diff: z.array(DiffEntryShape).optional(),
   todos: z.array(TodoShape).optional(),
