@@ -91,11 +91,42 @@ describe('the first run without a model provider (built CLI, real runtime)', () 
     expect(run.stdout).not.toContain(ownerKey)
   })
 
-  it('a client sees the stack up and the tools listed (nothing about models is refused)', async () => {
+  it("a client's job stays running and shows the retry and the provider's error within one call", async () => {
     const client = await mcpClient(mcpUrl, ownerKey)
     try {
-      const { tools } = await client.listTools()
-      expect(tools.map((t) => t.name)).toContain('gateway.agent.run')
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const result = await client.callTool({ name, arguments: args })
+        expect(result.isError).toBeFalsy()
+        return result.structuredContent as {
+          status: string
+          job: string
+          session: string
+          retry?: { attempt: number; nextRetryAt?: string; message?: string }
+        }
+      }
+      const run = await call('gateway.agent.run', { message: 'Say hello.', waitMs: 0 })
+      // The runtime's first try fails at once and it starts retrying; one call then shows it.
+      const seen = await waitFor(
+        async () => {
+          const status = await call('gateway.job.get', { job: run.job })
+          expect(status.status).toBe('running')
+          return status.retry ? status : undefined
+        },
+        { timeoutMs: 60_000 },
+      )
+      expect(seen.retry?.attempt).toBeGreaterThanOrEqual(1)
+      expect(seen.retry?.message).toBeTruthy()
+      const next = Date.parse(seen.retry?.nextRetryAt ?? '')
+      expect(next).toBeGreaterThan(Date.now() - 120_000)
+      expect(next).toBeLessThan(Date.now() + 600_000)
+      const view = (
+        await client.callTool({ name: 'gateway.session.get', arguments: { session: run.session } })
+      ).structuredContent as { session: { status: string }; retry?: { attempt: number } }
+      expect(view.session.status).toBe('retry')
+      expect(view.retry?.attempt).toBeGreaterThanOrEqual(1)
+      // The client can stop the retrying run.
+      const cancel = await call('gateway.job.cancel', { job: run.job })
+      expect(cancel.status).toBe('cancelled')
     } finally {
       await client.close()
     }
