@@ -5,11 +5,12 @@
 // affinity of any kind. Real MCP SDK clients talk to nginx. Loopback only, bounded in time and
 // count; every process it starts is stopped on exit, on failure and on SIGINT/SIGTERM.
 //
-// The replicas are `sallyport serve --dir <the stack> --port <own port>`: they share the stack
-// directory, of which a gateway process reads only sallyport.json and state/stack.env (where the
-// runtimes are), state/native-password and state/moderator-password (to reach them),
-// state/handle-secret (the handle and ownership keys) and state/credentials/ (the keys, reloaded
-// on change). Nothing else passes between them: no shared memory, no cache, no session store.
+// The replicas are `sallyport serve --dir <the stack> --workspace <its workspace> --port <own
+// port>`: they share the stack directory, of which a gateway process reads only sallyport.json
+// and state/stack.env (where the runtimes are), state/native-password and
+// state/moderator-password (to reach them), state/handle-secret (the handle and ownership keys)
+// and state/credentials/ (the keys, reloaded on change). Nothing else passes between them: no
+// shared memory, no cache, no session store, no affinity.
 //
 // What it checks and measures:
 //   - alternation: one client's consecutive calls through nginx go to different replicas;
@@ -37,8 +38,10 @@
 //     (sticky: nginx with ip_hash affinity; foreign-secret: every replica but the first serves a
 //     copy of the stack with a handle secret of its own, and so its own credential store)
 //
-// It prints one JSON object, one `scale-out:` line per measure and, with --smoke, `scale-out
-// smoke passed` or `scale-out smoke FAILED: …`. No key, token, handle or upstream id is printed.
+// It prints one JSON object, one `scale-out:` line per measure and `scale-out passed` (`scale-out
+// smoke passed`) or `… FAILED: <what>` with exit 1: a run fails on correctness only, never on a
+// timing (the rotation bound apart: 10 s in smoke, 5 s otherwise). No key, token, handle or
+// upstream id is printed.
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
@@ -510,6 +513,8 @@ const counters = {
   notFound: {},
   notFoundExpected: 0,
   toolErrors: {},
+  /** Waiting job.get calls this harness repeated after a transport error. */
+  waitRetries: 0,
 }
 
 /**
@@ -642,6 +647,7 @@ async function follow(c, job, { deadlineMs = 90_000, waitMs = 20_000 } = {}) {
     } catch (error) {
       // A waiting read is safe to repeat: a transport error (a replica killed under it) is retried.
       if (!error.transport || ++transportErrors > 10) throw error
+      counters.waitRetries++
       continue
     }
     if (TERMINAL.has(status.status)) return status
@@ -1480,8 +1486,8 @@ async function killAndRestart(nginx) {
     jobsStarted: 0,
     jobsCompleted: 0,
     runsCutByKill: [],
-    waitsRetried: 0,
   }
+  const waitRetriesBefore = counters.waitRetries
   const noteError = (error, name) => {
     const kind = `${name} ${error.transport ? `HTTP ${error.status ?? '?'}` : error.code}`
     seen.errorsByKind[kind] = (seen.errorsByKind[kind] ?? 0) + 1
@@ -1658,6 +1664,7 @@ async function killAndRestart(nginx) {
     jobsStarted: seen.jobsStarted,
     jobsCompleted: seen.jobsCompleted,
     clientErrors: seen.errorsByKind,
+    waitingReadsRepeatedByClients: counters.waitRetries - waitRetriesBefore,
     runsCutByKill: seen.runsCutByKill.length,
     runsCutByKillThatRan: cutVisible,
     nginx: {
@@ -1689,6 +1696,11 @@ async function killAndRestart(nginx) {
   const readErrors = Object.entries(seen.errorsByKind).filter(
     ([kind]) => /^(catalog\.get|session\.get|session\.list|job\.get)/.test(kind) && !/not_found/.test(kind),
   )
+  if (results.fault.waitingReadsRepeatedByClients > 0)
+    readErrors.push([
+      'job.get (waiting, repeated by the client)',
+      results.fault.waitingReadsRepeatedByClients,
+    ])
   check(
     readErrors.length === 0,
     `fault: read calls failed across the kill (${readErrors.map(([k, v]) => `${k}: ${v}`).join(', ')})`,
@@ -1816,6 +1828,7 @@ results.errors = {
   notFoundExpected: counters.notFoundExpected,
   status5xx: counters.status5xx,
   transportErrors: counters.transportErrors,
+  waitRetries: counters.waitRetries,
   toolErrors: counters.toolErrors,
 }
 results.timingsS = timings
