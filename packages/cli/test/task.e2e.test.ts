@@ -220,10 +220,10 @@ describe('sallyport task (built CLI, real runtime, scheduler process)', () => {
 
     expect(readFileSync(join(dir, 'sallyport.json'), 'utf8')).toBe(stackJson)
 
-    // The scheduler exiting stops the stack.
+    // The scheduler exiting stops the stack (exit 12: the scheduler exited).
     process.kill(Number(scheduler?.pid), 'SIGKILL')
     const exit = await cli.exited
-    expect(exit.code).toBe(8)
+    expect(exit.code).toBe(12)
     expect(cli.stderr()).toMatch(/^sallyport: scheduler was killed by SIGKILL: stopped the stack\n$/)
     expect(
       logLines(cli.stdout()).some((line) => line.event === 'child_exited' && line.child === 'scheduler'),
