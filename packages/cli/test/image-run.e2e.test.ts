@@ -191,8 +191,19 @@ describe.skipIf(!ENGINE)(
 
       const doctor = spawnSync(
         'docker',
-        ['exec', name, 'node', '/opt/sallyport/node_modules/sallyport/dist/bin.js', 'doctor', '--json'],
-        { encoding: 'utf8', timeout: 60_000 },
+        // The model readiness check's first request loads the provider in a cold runtime: on a
+        // busy 2-core machine that took over doctor's default 30 s once.
+        [
+          'exec',
+          name,
+          'node',
+          '/opt/sallyport/node_modules/sallyport/dist/bin.js',
+          'doctor',
+          '--json',
+          '--model-timeout-ms',
+          '90000',
+        ],
+        { encoding: 'utf8', timeout: 150_000 },
       )
       const report = JSON.parse(doctor.stdout) as {
         checks: Array<{ name: string; status: string; detail: string }>
@@ -201,6 +212,7 @@ describe.skipIf(!ENGINE)(
       expect(report.checks.find((c) => c.name === 'permissions')?.status).toBe('ok')
       expect(report.checks.find((c) => c.name === 'gateway')?.status).toBe('ok')
       expect(report.checks.find((c) => c.name === 'scheduler')?.status).toBe('ok')
+      expect(report.checks.find((c) => c.name === 'model readiness')?.status).toBe('ok')
 
       const key = readFileSync(join(stack, 'state/credentials/owner/key'), 'utf8').trim()
       const client = await mcpClient(`http://127.0.0.1:${gatewayPort}/mcp`, key)
