@@ -1,8 +1,9 @@
 import { createUpstreamClient } from '@sallyport/upstream-client'
 import { createFakeRuntime } from '@sallyport/upstream-client/testing'
+import { HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { runtimeFromUpstream } from './upstream-adapter.js'
+import { HEALTH_TIMEOUT_MS, runtimeFromUpstream } from './upstream-adapter.js'
 
 // The status views while the event stream is not live (issue 18): they read the runtime, and
 // many views at once share those reads (every running job's watch looks at each poll).
@@ -40,6 +41,43 @@ describe('status views while the stream is not live', () => {
       // A read that started after the change: the run has ended.
       fake.completeTurn(busy.id, 'done')
       expect(await runtime.viewStatusOf(busy.id)).toBe('idle')
+    } finally {
+      runtime.close?.()
+      client.close()
+    }
+  })
+})
+
+describe('healthy', () => {
+  it('answers false within its bound while the runtime hangs, after one try', async () => {
+    let tries = 0
+    server.use(
+      http.get(fake.url('/global/health'), async () => {
+        tries++
+        await new Promise(() => {})
+        return HttpResponse.json({ healthy: true })
+      }),
+    )
+    const client = createUpstreamClient(fake.clientOptions)
+    const runtime = runtimeFromUpstream(client)
+    try {
+      const started = performance.now()
+      expect(await runtime.healthy()).toBe(false)
+      const elapsed = performance.now() - started
+      expect(elapsed).toBeGreaterThanOrEqual(HEALTH_TIMEOUT_MS - 50)
+      expect(elapsed).toBeLessThan(HEALTH_TIMEOUT_MS + 1_500)
+      expect(tries).toBe(1)
+    } finally {
+      runtime.close?.()
+      client.close()
+    }
+  })
+
+  it('answers true when the runtime says it is healthy', async () => {
+    const client = createUpstreamClient(fake.clientOptions)
+    const runtime = runtimeFromUpstream(client)
+    try {
+      expect(await runtime.healthy()).toBe(true)
     } finally {
       runtime.close?.()
       client.close()

@@ -53,6 +53,9 @@ async function reply(call: () => Promise<unknown>): Promise<ReplyOutcome> {
   }
 }
 
+/** How long `/health` waits for the runtime's own health answer before calling it unavailable. */
+export const HEALTH_TIMEOUT_MS = 1_500
+
 const statusType = (type: string | undefined): RuntimeStatus =>
   type === 'busy' ? 'busy' : type === 'retry' ? 'retry' : 'idle'
 
@@ -171,7 +174,11 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
       }),
     healthy: async () => {
       try {
-        return (await client.health()).healthy
+        // One try, bounded (as the moderator's probe): `/health` waits for this and must answer
+        // promptly while the runtime hangs — unbounded, a GET that gets no answer is sent twice
+        // at the client's 10 s timeout, far past `sallyport health`'s 3 s and a container's check.
+        const bound = { timeoutMs: HEALTH_TIMEOUT_MS, signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) }
+        return (await client.health(bound)).healthy
       } catch {
         return false
       }
