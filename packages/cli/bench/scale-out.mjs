@@ -133,6 +133,13 @@ async function cpuMs(pid) {
   }
 }
 
+/** CPU time every core of the machine spent busy since boot, in ms (/proc/stat, USER_HZ 100). */
+async function machineBusyMs() {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]
+  const [user, nice, system, , , irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number)
+  return (user + nice + system + irq + softirq + steal) * 10
+}
+
 /** Child pids of `pid` (from /proc: every process's parent). */
 async function childrenOf(pid) {
   const out = []
@@ -1118,6 +1125,7 @@ async function throughputRun(n, index, mixName) {
   const mix = (i) => MIX_CALLS[mixName](prepared[creds[i]])
   const pids = {
     gateways: replicas.slice(0, n).map((r) => r.pid),
+    idleReplicas: replicas.slice(n).map((r) => r.pid),
     runtime: runtimePid,
     nginx: [nginx.pid, ...(await childrenOf(nginx.pid))],
   }
@@ -1125,7 +1133,9 @@ async function throughputRun(n, index, mixName) {
     gateways: (await Promise.all(pids.gateways.map(cpuMs))).reduce((a, b) => a + (b ?? 0), 0),
     runtime: (await cpuMs(pids.runtime)) ?? 0,
     nginx: (await Promise.all(pids.nginx.map(cpuMs))).reduce((a, b) => a + (b ?? 0), 0),
+    idleReplicas: (await Promise.all(pids.idleReplicas.map(cpuMs))).reduce((a, b) => a + (b ?? 0), 0),
     clients: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+    machine: await machineBusyMs(),
   })
   let cpu0
   let started
@@ -1176,6 +1186,9 @@ async function throughputRun(n, index, mixName) {
       runtime: share(cpu1.runtime - cpu0.runtime),
       nginx: share(cpu1.nginx - cpu0.nginx),
       clients: share(cpu1.clients - cpu0.clients),
+      idleReplicas: share(cpu1.idleReplicas - cpu0.idleReplicas),
+      // Every process of the machine (other work on it included): 2.0 is both cores busy.
+      machine: share(cpu1.machine - cpu0.machine),
     },
     gatewayCpuMsPerCall: round2((cpu1.gateways - cpu0.gateways) / Math.max(1, calls)),
     runtimeCpuMsPerCall: round2((cpu1.runtime - cpu0.runtime) / Math.max(1, calls)),
@@ -1207,6 +1220,7 @@ async function throughput() {
             runtimeCores: round2(mean(n, (r) => r.cores.runtime)),
             nginxCores: round2(mean(n, (r) => r.cores.nginx)),
             clientCores: round2(mean(n, (r) => r.cores.clients)),
+            machineCores: round2(mean(n, (r) => r.cores.machine)),
             gatewayCpuMsPerCall: round2(mean(n, (r) => r.gatewayCpuMsPerCall)),
             runtimeCpuMsPerCall: round2(mean(n, (r) => r.runtimeCpuMsPerCall)),
           },
@@ -1845,7 +1859,7 @@ for (const mixName of MIXES)
       `scale-out: throughput (${t[mixName].calls.map((c) => c.replace('gateway.', '')).join('/')}), ${t.clients} clients, ${t.seconds} s per run, runs ${t.order.join(',')}: ${SCALE.map(
         (n) => {
           const b = t[mixName].byReplicas[n]
-          return `${n} gateway${n > 1 ? 's' : ''} ${b.callsPerSecond} calls/s (${b.ratio}x, p50 ${b.p50Ms} ms; cores: gateways ${b.gatewayCores}, runtime ${b.runtimeCores}, nginx ${b.nginxCores}, clients ${b.clientCores}; CPU ms per call: gateways ${b.gatewayCpuMsPerCall}, runtime ${b.runtimeCpuMsPerCall})`
+          return `${n} gateway${n > 1 ? 's' : ''} ${b.callsPerSecond} calls/s (${b.ratio}x, p50 ${b.p50Ms} ms; cores: gateways ${b.gatewayCores}, runtime ${b.runtimeCores}, nginx ${b.nginxCores}, clients ${b.clientCores}, whole machine ${b.machineCores}; CPU ms per call: gateways ${b.gatewayCpuMsPerCall}, runtime ${b.runtimeCpuMsPerCall})`
         },
       ).join(', ')}`,
     )
