@@ -35,6 +35,12 @@ export interface GatewayOptions {
    * only `guard` given, no root is known and every absolute path counts as outside.
    */
   workspaceRoot?: string
+  /**
+   * Secrets the stack knows (its model providers' API keys, its passwords), asked on each rewrite
+   * of relayed text: every occurrence becomes `[redacted]` whatever its shape (a provider's error
+   * or a model may quote a key). Keep it cheap: it is called for every relayed string.
+   */
+  knownSecrets?: () => readonly string[]
   /** Or a ready guard (tests). */
   guard?: WorkspaceGuard
   /** `GATEWAY_ALLOWED_ORIGINS`: exact browser origins allowed on `/mcp`. */
@@ -155,9 +161,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     throw new TypeError('createGateway: workspaceRoot is required')
   const guard = options.guard ?? createWorkspaceGuard({ root: options.workspaceRoot as string })
   // One redactor per gateway: the root's realpath is resolved here, once.
-  const redactor = createRedactor(
-    options.workspaceRoot !== undefined ? { workspaceRoot: options.workspaceRoot } : {},
-  )
+  const redactor = createRedactor({
+    ...(options.workspaceRoot !== undefined && { workspaceRoot: options.workspaceRoot }),
+    ...(options.knownSecrets && { knownSecrets: options.knownSecrets }),
+  })
   const oauth = options.oauth ? createOAuthVerifier(options.oauth) : undefined
   const moderatorClient =
     options.moderator && !isModerator(options.moderator)

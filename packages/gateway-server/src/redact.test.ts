@@ -329,3 +329,18 @@ describe('redactIds: ids only (the runtime log lines that up passes on)', () => 
     )
   })
 })
+
+describe('createRedactor: known secrets', () => {
+  it('removes every occurrence of a known secret, whatever its shape, asking for them on each rewrite', () => {
+    let secrets: string[] = ['hunter2Secret']
+    const redactor = createRedactor({ workspaceRoot: '/work', knownSecrets: () => secrets })
+    expect(redactor.text('rejected "hunter2Secret" twice: hunter2Secret')).toBe(
+      'rejected "[redacted]" twice: [redacted]',
+    )
+    secrets = ['rotated-key-1']
+    expect(redactor.text('old hunter2Secret, new rotated-key-1')).toBe('old hunter2Secret, new [redacted]')
+    // Too short to match without hitting words.
+    secrets = ['abc']
+    expect(redactor.text('abc abc')).toBe('abc abc')
+  })
+})

@@ -85,6 +85,22 @@ export interface RedactorOptions {
   workspaceRoot?: string
   /** Canonicalises the root once, at creation. Default `fs.realpathSync.native`; a failure keeps only the configured form. */
   realpath?: (path: string) => string
+  /**
+   * Secrets the stack knows (its providers' API keys, its passwords), asked on each rewrite:
+   * every occurrence becomes `[redacted]` in all relayed text, whatever its shape — a provider's
+   * error or a model may quote a key. Values shorter than 6 characters are ignored.
+   */
+  knownSecrets?: () => readonly string[]
+}
+
+/** `value` with every occurrence of each secret (6 characters or more, longest first) → `[redacted]`. */
+function withoutKnown(value: string, secrets: readonly string[]): string {
+  let out = value
+  for (const secret of secrets) {
+    if (secret.length < 6 || !out.includes(secret)) continue
+    out = out.split(secret).join('[redacted]')
+  }
+  return out
 }
 
 /** Rewrites relayed runtime text so it carries no host path and no upstream id. */
@@ -171,8 +187,9 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 
   // Ids first: `[id]` then separates like any bracket, so `ses_…/<root>` reads the same the
   // second time (the rewrite is idempotent).
+  const knownSecrets = options.knownSecrets
   const text = (value: string): string => {
-    const noIds = value.replace(ID, REDACTED_ID)
+    const noIds = (knownSecrets ? withoutKnown(value, knownSecrets()) : value).replace(ID, REDACTED_ID)
     const inside = root ? noIds.replace(root, relative) : noIds
     return inside.replace(OUTSIDE, outside)
   }

@@ -36,7 +36,7 @@ export { isNativeMessageId, newMessageId, type RandomBytes } from './message-id.
 /** Options of `createUpstreamClient`. */
 export type { EventStreamOptions, UpstreamClientOptions } from './options.ts'
 /** A provider's error message without keys, credentials or host paths, for clients and operators. */
-export { PROVIDER_MESSAGE_MAX, sanitizeProviderMessage } from './provider-message.ts'
+export { PROVIDER_MESSAGE_MAX, redactSecrets, sanitizeProviderMessage } from './provider-message.ts'
 /** The validated response shapes (zod schemas and inferred types). */
 export {
   type Agent,

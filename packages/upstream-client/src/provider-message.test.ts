@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { PROVIDER_MESSAGE_MAX, sanitizeProviderMessage } from './provider-message.ts'
+import { PROVIDER_MESSAGE_MAX, redactSecrets, sanitizeProviderMessage } from './provider-message.ts'
 
 describe('sanitizeProviderMessage', () => {
   it('keeps the sentence a person needs', () => {
@@ -37,6 +37,43 @@ describe('sanitizeProviderMessage', () => {
       expect(out).not.toContain(secrets[i])
       expect(out).toContain('[redacted]')
     })
+  })
+
+  it('removes the shapes a black-box review got through (AWS ids, short JWTs, Bearer:, pairs, split keys)', () => {
+    const cases: [string, string][] = [
+      ['aws AKIAIOSFODNN7EXAMPLE here', 'AKIAIOSFODNN7EXAMPLE'],
+      ['jwt eyJhbGci.eyJzdWIi.c2ln end', 'eyJhbGci.eyJzdWIi'],
+      ['Authorization Bearer:TOKENabc123 refused', 'TOKENabc123'],
+      ['private_key: MIIEvQIBADANBgkq refused', 'MIIEvQIBADANBgkq'],
+      ['url ...&sig=SASSIG0123abc&se=2026', 'SASSIG0123abc'],
+      ['client_secret=abcDEF123', 'abcDEF123'],
+      ['X-Amz-Signature=0a1b2c3d4e', '0a1b2c3d4e'],
+      ['key sk-proj-Ab​CdEf​0123456789xyz split', 'CdEf'],
+      ['full-width ｓｋ－ｐｒｏｊ－ＡｂＣｄ０１２３４５６７８９ key', 'ＡｂＣｄ'],
+    ]
+    for (const [text, secret] of cases) {
+      const out = sanitizeProviderMessage(text) as string
+      expect(out, text).not.toContain(secret)
+    }
+    expect(sanitizeProviderMessage('https://user:p@ss@host.example/x failed')).toBe('https://host.example/x failed')
+    expect(sanitizeProviderMessage('see //user:pass@host/x')).toBe('see //host/x')
+    expect(sanitizeProviderMessage('share \\\\srv\\share\\k.txt')).toBe('share [path]')
+  })
+
+  it('keeps ordinary words that merely sit near "token"', () => {
+    expect(sanitizeProviderMessage('Your authentication token may be missing')).toBe(
+      'Your authentication token may be missing',
+    )
+  })
+
+  it('removes the secrets the stack knows by value, whatever their shape', () => {
+    expect(sanitizeProviderMessage('rejected the credential "hunter2Secret" (quota)', ['hunter2Secret'])).toBe(
+      'rejected the credential "[redacted]" (quota)',
+    )
+    // Too short to match by value without hitting words.
+    expect(redactSecrets('a b c', ['b'])).toBe('a b c')
+    // Operators' logs keep paths and white space.
+    expect(redactSecrets('key hunter2Secret in /root/x/y\n', ['hunter2Secret'])).toBe('key [redacted] in /root/x/y\n')
   })
 
   it('removes credentials from URLs and paths on the host', () => {

@@ -3,6 +3,7 @@ import { CliError } from '../errors.ts'
 import type { StackLayout } from '../stack/layout.ts'
 import type { GatewayLimitsConfig, OAuthConfig, StackConfig } from '../stack/stack-config.ts'
 import type { StackPlan } from '../stack/stack-plan.ts'
+import { knownSecretsOf } from './known-secrets.ts'
 
 export interface StartGatewayOptions {
   /** The stack's `state/` (credentials, handle secret). */
@@ -22,6 +23,8 @@ export interface StartGatewayOptions {
   readonly logger: Logger
   /** More of the assistant runtime's health (the scheduler's last sync), for `/health`. */
   readonly runtimeHealthExtra?: () => Promise<{ ok: boolean; detail: Record<string, string> }>
+  /** The stack's secrets, removed by value from everything relayed (`known-secrets.ts`). */
+  readonly knownSecrets?: () => readonly string[]
 }
 
 /** How the gateway reaches the moderator runtime, and `moderator.*` of sallyport.json. */
@@ -74,6 +77,11 @@ export function stackGatewayOptions(input: {
       queueLimit: config.moderator.queueLimit,
     },
     logger: input.logger,
+    knownSecrets: knownSecretsOf({
+      authFile: layout.authFile,
+      userConfigDir: layout.userConfigDir,
+      fixed: [input.nativePassword, input.moderatorPassword],
+    }),
   }
 }
 
@@ -122,6 +130,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ...(options.limits ? { limits: { ...options.limits } } : {}),
       ...(options.moderator ? { moderator: { ...options.moderator } } : {}),
       ...(options.runtimeHealthExtra ? { runtimeHealthExtra: options.runtimeHealthExtra } : {}),
+      ...(options.knownSecrets ? { knownSecrets: options.knownSecrets } : {}),
       logger: options.logger.child({ component: 'gateway' }),
     })
   } catch (error) {

@@ -2,8 +2,10 @@ import { redactIds } from '@sallyport/gateway-server'
 import { RUNTIME_GUARD_MODULE_ENV } from '@sallyport/runtime-guard'
 import { basicAuth, launchRuntime, type SupervisedProcess, waitUntilReady } from '@sallyport/runtime-process'
 import { STACK_DIR_ENV, TASKS_MODULE_ENV } from '@sallyport/scheduler'
+import { redactSecrets } from '@sallyport/upstream-client'
 import type { Logger } from 'pino'
 import { CliError } from '../errors.ts'
+import { knownSecretsOf } from '../gateway/known-secrets.ts'
 import { type RunningGateway, stackGatewayOptions, startGateway } from '../gateway/start-gateway.ts'
 import { prepareRuntimeDirs } from '../runtime/prepare-dirs.ts'
 import { asStartFailure } from '../runtime/runtime-errors.ts'
@@ -59,6 +61,14 @@ export async function startStack(
 ): Promise<RunningStack | { stoppedBy: string }> {
   const { layout, config, plan, env } = input
   const { logger } = options
+  // The runtimes' own log lines may quote a provider's key (a stream error echoing the request):
+  // the stack's known secrets go by value, anything key-shaped by shape, upstream ids as before.
+  const secrets = knownSecretsOf({
+    authFile: layout.authFile,
+    userConfigDir: layout.userConfigDir,
+    fixed: [input.nativePassword, input.moderatorPassword],
+  })
+  const scrub = (line: string): string => redactSecrets(redactIds(line.slice(0, 2000)), secrets())
   await writeStackEnv(layout, config, plan.native.port)
   // Fail closed: without the runtime guard a remote credential's agent reads through symlinks.
   const runtimeGuardModule = await ensureRuntimeGuard(layout)
@@ -127,7 +137,7 @@ export async function startStack(
         ...(tasksPlugin.module && { [TASKS_MODULE_ENV]: tasksPlugin.module, [STACK_DIR_ENV]: layout.root }),
       },
     })
-    track(assistant, children, logger)
+    track(assistant, children, logger, scrub)
     // Always part of the stack: escalated input is classified there (the spec has no off switch).
     const moderator = launchRuntime({
       name: 'moderator',
@@ -144,7 +154,7 @@ export async function startStack(
       timezone: config.assistant.timezone,
       parent: env,
     })
-    track(moderator, children, logger)
+    track(moderator, children, logger, scrub)
     const [assistantReady, moderatorReady] = await Promise.race([
       Promise.all([
         waitUntilReady({
@@ -179,7 +189,7 @@ export async function startStack(
       env,
       deadline: options.deadline,
       earlyStop,
-      onSpawn: (child) => track(child, children, logger),
+      onSpawn: (child) => track(child, children, logger, scrub),
     })
     gateway = await startGateway({
       ...stackGatewayOptions({
@@ -216,12 +226,18 @@ export async function startStack(
   return { children, gateway, stopAll }
 }
 
-function track(child: SupervisedProcess, children: SupervisedProcess[], logger: Logger): void {
+function track(
+  child: SupervisedProcess,
+  children: SupervisedProcess[],
+  logger: Logger,
+  scrub: (line: string) => string,
+): void {
   children.push(child)
   logger.info({ event: 'child_started', child: child.name, pid: child.pid })
   child.onLine((line, stream) => {
     if (line.trim().length === 0) return
-    // The runtime logs its own session and message ids: never passed on (they are upstream ids).
-    logger.info({ event: 'child_output', child: child.name, stream, line: redactIds(line.slice(0, 2000)) })
+    // The runtime logs its own session and message ids: never passed on (they are upstream ids);
+    // nor a key it quotes.
+    logger.info({ event: 'child_output', child: child.name, stream, line: scrub(line) })
   })
 }

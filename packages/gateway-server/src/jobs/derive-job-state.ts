@@ -1,3 +1,4 @@
+import { redactSecrets } from '@sallyport/upstream-client'
 import type { RuntimeMessage } from '../runtime/port.js'
 
 // Job state is never stored: it is derived from the runtime's own records every time, so any
@@ -255,8 +256,10 @@ function ended(
         const error = { name: INTERRUPTED, message: 'The run was interrupted.' }
         return { state: 'failed', error, text, usage, ...inferred }
       }
+      // The provider's message may quote a key: secrets by shape go too (known ones by value
+      // went with `redact`), then the cut.
       const message = truncate(
-        redact(typeof end.raw === 'string' && end.raw !== '' ? end.raw : end.name),
+        redactSecrets(redact(typeof end.raw === 'string' && end.raw !== '' ? end.raw : end.name)),
         500,
       )
       return { state: 'failed', error: { name: redact(end.name), message }, text, usage, ...inferred }

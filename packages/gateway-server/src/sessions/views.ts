@@ -1,3 +1,4 @@
+import { redactSecrets } from '@sallyport/upstream-client'
 import { messageText, type TurnMessage } from '../jobs/derive-job-state.js'
 import type { Redactor } from '../redact.js'
 import type {
@@ -78,8 +79,9 @@ export async function messageViews(
         ...(error && {
           error: {
             name: redactor.text(error.name),
+            // A provider's message may quote a key: secrets by shape go before the cut.
             message: redactor.excerpt(
-              typeof error.data?.message === 'string' ? error.data.message : error.name,
+              redactSecrets(typeof error.data?.message === 'string' ? error.data.message : error.name),
               ERROR_MESSAGE_LIMIT,
             ),
           },

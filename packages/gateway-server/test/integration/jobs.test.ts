@@ -301,6 +301,28 @@ describe('job states', () => {
     expectNoLeaks(h)
   })
 
+  it("a failed job's error carries no key of the provider's message (black-box review finding)", async () => {
+    const status = await run('chat', { message: 'will fail with a key', waitMs: 0 })
+    const sid = await h.sessionId('chat', status.session)
+    h.fake.failTurn(sid, {
+      name: 'APIError',
+      message:
+        'Incorrect API key provided: sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz0123. aws AKIAIOSFODNN7EXAMPLE',
+    })
+    const failed = await jobGet('chat', { job: status.job, waitMs: 5_000 })
+    expect(failed.status).toBe('failed')
+    expect(failed.error?.message).toMatch(/^Incorrect API key provided: \[redacted\]/)
+    const view = await h.clients.chat.ok('gateway.session.get', {
+      session: status.session,
+      include: ['messages'],
+    })
+    for (const text of [JSON.stringify(failed), JSON.stringify(view)]) {
+      expect(text).not.toContain('sk-proj')
+      expect(text).not.toContain('AKIAIOSFODNN7EXAMPLE')
+    }
+    expect(JSON.stringify(view)).toContain('[redacted]')
+  })
+
   it('job.get with waitMs returns as soon as the run completes', async () => {
     const status = await run('full', { message: 'finish later', waitMs: 0 })
     const sid = await h.sessionId('full', status.session)
