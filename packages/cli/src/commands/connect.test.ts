@@ -204,7 +204,8 @@ describe('checkGatewayUrl (--url)', () => {
   })
 
   it.each([
-    ['not a url', /absolute http or https/],
+    ['not-a-url', /absolute http or https/],
+    ['not a url', /white space or control characters/],
     ['/mcp', /absolute http or https/],
     ['ftp://gw.example.com/mcp', /http or https/],
     ['ws://gw.example.com/mcp', /http or https/],
@@ -499,5 +500,16 @@ describe('sallyport connect (the parser)', () => {
     expect(second.out).toBe('')
     expect(second.err).toMatch(/^sallyport: .*already exists/)
     expect(second.err).not.toMatch(/agk_/)
+  })
+})
+
+describe('connect: black-box review findings', () => {
+  it('refuses a --url with white space or control characters instead of repairing it', () => {
+    for (const value of [
+      'https://gw.example.com/mcp\nrm -rf ~',
+      'https://gw.example.com/m cp',
+      'https://gw.example.com/mcp\t',
+    ])
+      expect(() => checkGatewayUrl(value)).toThrow(/white space or control characters/)
   })
 })

@@ -94,6 +94,10 @@ export function checkGatewayUrl(value: string): string {
   const bad = (why: string): CliError =>
     new CliError('ERR_CLI_USAGE', `--url ${why} (e.g. https://gw.example.com/mcp)`)
   if (value.length > 2048) throw bad('is longer than 2048 characters')
+  // The URL parser would silently drop these (and encode spaces): refused, not repaired.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(value))
+    throw bad('must not contain white space or control characters')
   let url: URL
   try {
     url = new URL(value)
@@ -263,6 +267,10 @@ export function connectNotes(
         "Run it in a shell (the Inspector needs Node >= 22.19); it prints the gateway's tools.",
         '--stored-auth-only: a refused key ends the run (exit 3, auth_required) instead of starting an interactive OAuth login.',
       )
+      if (context.credential)
+        notes.push(
+          'The key is on this command line: a shell keeps it in its history and other local users can see it in the process list while it runs. Prefer a shell variable read without echo (read -rs SALLYPORT_KEY) in its place, or clear the history line.',
+        )
       break
     case 'mcp-remote':
       notes.push(
