@@ -55,7 +55,9 @@ describe('sanitizeProviderMessage', () => {
       const out = sanitizeProviderMessage(text) as string
       expect(out, text).not.toContain(secret)
     }
-    expect(sanitizeProviderMessage('https://user:p@ss@host.example/x failed')).toBe('https://host.example/x failed')
+    expect(sanitizeProviderMessage('https://user:p@ss@host.example/x failed')).toBe(
+      'https://host.example/x failed',
+    )
     expect(sanitizeProviderMessage('see //user:pass@host/x')).toBe('see //host/x')
     expect(sanitizeProviderMessage('share \\\\srv\\share\\k.txt')).toBe('share [path]')
   })
@@ -67,13 +69,15 @@ describe('sanitizeProviderMessage', () => {
   })
 
   it('removes the secrets the stack knows by value, whatever their shape', () => {
-    expect(sanitizeProviderMessage('rejected the credential "hunter2Secret" (quota)', ['hunter2Secret'])).toBe(
-      'rejected the credential "[redacted]" (quota)',
-    )
+    expect(
+      sanitizeProviderMessage('rejected the credential "hunter2Secret" (quota)', ['hunter2Secret']),
+    ).toBe('rejected the credential "[redacted]" (quota)')
     // Too short to match by value without hitting words.
     expect(redactSecrets('a b c', ['b'])).toBe('a b c')
     // Operators' logs keep paths and white space.
-    expect(redactSecrets('key hunter2Secret in /root/x/y\n', ['hunter2Secret'])).toBe('key [redacted] in /root/x/y\n')
+    expect(redactSecrets('key hunter2Secret in /root/x/y\n', ['hunter2Secret'])).toBe(
+      'key [redacted] in /root/x/y\n',
+    )
   })
 
   it('removes credentials from URLs and paths on the host', () => {
