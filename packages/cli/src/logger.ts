@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module'
 import { type Logger, pino } from 'pino'
-import pretty from 'pino-pretty'
 import { prettyOptions } from './console-format.ts'
 
 export type { Logger }
@@ -24,7 +24,7 @@ export function createCliLogger(
 ): Logger {
   const target =
     format === 'pretty'
-      ? pretty({ ...prettyOptions(colorsWanted()), destination: destination ?? 1 })
+      ? loadPretty()({ ...prettyOptions(colorsWanted()), destination: destination ?? 1 })
       : destination
   return pino(
     {
@@ -62,3 +62,15 @@ function colorsWanted(): boolean {
     process.stdout.isTTY === true && (noColor === undefined || noColor === '') && process.env.TERM !== 'dumb'
   )
 }
+
+/**
+ * pino-pretty, loaded only for the pretty format (about 2 MiB of a long-running process that
+ * writes JSON lines would otherwise go to a formatter it never uses). It is CommonJS: required.
+ */
+function loadPretty(): PrettyFactory {
+  const loaded = createRequire(import.meta.url)('pino-pretty') as PrettyFactory | { default: PrettyFactory }
+  return typeof loaded === 'function' ? loaded : loaded.default
+}
+
+/** pino-pretty's factory: options in, a destination stream for pino out. */
+type PrettyFactory = (options: Record<string, unknown>) => pino.DestinationStream
