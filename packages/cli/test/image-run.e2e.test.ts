@@ -189,22 +189,25 @@ describe.skipIf(!ENGINE)(
       expect(uids.length).toBeGreaterThanOrEqual(4)
       expect(new Set(uids)).toEqual(new Set(['10001']))
 
-      const doctor = spawnSync(
-        'docker',
-        // The model readiness check's first request loads the provider in a cold runtime: on a
-        // busy 2-core machine that took over doctor's default 30 s once.
-        [
-          'exec',
-          name,
-          'node',
-          '/opt/sallyport/node_modules/sallyport/dist/bin.js',
-          'doctor',
-          '--json',
-          '--model-timeout-ms',
-          '90000',
-        ],
-        { encoding: 'utf8', timeout: 150_000 },
-      )
+      // Asynchronous: doctor's model readiness check asks the scripted model, which answers from
+      // this process (a spawnSync here blocked it: the model saw no request within 90 s).
+      const doctor = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          'docker',
+          [
+            'exec',
+            name,
+            'node',
+            '/opt/sallyport/node_modules/sallyport/dist/bin.js',
+            'doctor',
+            '--json',
+            '--model-timeout-ms',
+            '90000',
+          ],
+          { encoding: 'utf8', timeout: 150_000 },
+          (_error, stdout, stderr) => resolve({ stdout, stderr }),
+        )
+      })
       const report = JSON.parse(doctor.stdout) as {
         checks: Array<{ name: string; status: string; detail: string }>
       }
