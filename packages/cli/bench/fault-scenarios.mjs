@@ -25,10 +25,10 @@ import { fileURLToPath } from 'node:url'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { createKeyResolver } from '@sallyport/credentials'
 import {
-  FAKE_MODEL_ID,
   FAKE_MODERATION_MODEL_ID,
   FAKE_PROVIDER_ID,
   freePort,
+  scriptedModelPreferences,
   startRuntime,
   waitFor,
 } from '@sallyport/testkit'
@@ -269,25 +269,9 @@ function editJson(file, edit) {
 
 /** Points the stack's user preferences at the scripted model (what an operator does for a provider). */
 function useScriptedModel(dir, baseURL) {
-  const model = `${FAKE_PROVIDER_ID}/${FAKE_MODEL_ID}`
   // In place: the file is the one writable file of a read-only directory.
   editJson(join(dir, 'config/assistant/opencode.json'), (prefs) =>
-    Object.assign(prefs, {
-      model,
-      small_model: model,
-      enabled_providers: [FAKE_PROVIDER_ID],
-      provider: {
-        [FAKE_PROVIDER_ID]: {
-          npm: '@ai-sdk/openai-compatible',
-          name: 'Scripted model (testkit)',
-          options: { baseURL, apiKey: 'fake-key' },
-          models: {
-            [FAKE_MODEL_ID]: { name: 'Fake One', tool_call: true, limit: { context: 100_000, output: 4096 } },
-            [FAKE_MODERATION_MODEL_ID]: { name: 'Fake moderator', limit: { context: 100_000, output: 256 } },
-          },
-        },
-      },
-    }),
+    Object.assign(prefs, scriptedModelPreferences(baseURL)),
   )
 }
 

@@ -50,10 +50,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import {
-  FAKE_MODEL_ID,
   FAKE_MODERATION_MODEL_ID,
   FAKE_PROVIDER_ID,
   freePort,
+  scriptedModelPreferences,
   startModelServer,
   step,
 } from '@sallyport/testkit'
@@ -297,23 +297,7 @@ async function readyOf(entry, timeoutMs) {
 function useScriptedModel(dir, baseURL) {
   const file = join(dir, 'config/assistant/opencode.json')
   const prefs = JSON.parse(readFileSync(file, 'utf8'))
-  const id = `${FAKE_PROVIDER_ID}/${FAKE_MODEL_ID}`
-  Object.assign(prefs, {
-    model: id,
-    small_model: id,
-    enabled_providers: [FAKE_PROVIDER_ID],
-    provider: {
-      [FAKE_PROVIDER_ID]: {
-        npm: '@ai-sdk/openai-compatible',
-        name: 'Scripted model (testkit)',
-        options: { baseURL, apiKey: 'fake-key' },
-        models: {
-          [FAKE_MODEL_ID]: { name: 'Fake One', tool_call: true, limit: { context: 100_000, output: 4096 } },
-          [FAKE_MODERATION_MODEL_ID]: { name: 'Fake moderator', limit: { context: 100_000, output: 256 } },
-        },
-      },
-    },
-  })
+  Object.assign(prefs, scriptedModelPreferences(baseURL))
   writeFileSync(file, `${JSON.stringify(prefs, null, 2)}\n`)
 }
 

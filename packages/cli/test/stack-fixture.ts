@@ -2,11 +2,11 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import {
-  FAKE_MODEL_ID,
   FAKE_MODERATION_MODEL_ID,
   FAKE_PROVIDER_ID,
   freePort,
   type ModelServer,
+  scriptedModelPreferences,
   waitFor,
 } from '@sallyport/testkit'
 import { expect } from 'vitest'
@@ -16,24 +16,7 @@ import { type LiveCli, runCli, startCli, tempDir } from './cli-process.ts'
 export function useScriptedModel(dir: string, baseURL: string): void {
   const file = join(dir, 'config/assistant/opencode.json')
   const prefs = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
-  const model = `${FAKE_PROVIDER_ID}/${FAKE_MODEL_ID}`
-  Object.assign(prefs, {
-    model,
-    small_model: model,
-    enabled_providers: [FAKE_PROVIDER_ID],
-    provider: {
-      [FAKE_PROVIDER_ID]: {
-        npm: '@ai-sdk/openai-compatible',
-        name: 'Scripted model (testkit)',
-        options: { baseURL, apiKey: 'fake-key' },
-        models: {
-          [FAKE_MODEL_ID]: { name: 'Fake One', tool_call: true, limit: { context: 100_000, output: 4096 } },
-          // The moderator's model (`moderator.model`): the scripted server answers it with verdicts.
-          [FAKE_MODERATION_MODEL_ID]: { name: 'Fake moderator', limit: { context: 100_000, output: 256 } },
-        },
-      },
-    },
-  })
+  Object.assign(prefs, scriptedModelPreferences(baseURL))
   // In place: the file is the one writable file of a read-only directory.
   writeFileSync(file, `${JSON.stringify(prefs, null, 2)}\n`)
 }

@@ -16,6 +16,7 @@ export {
   FAKE_MODEL_ID,
   FAKE_MODERATION_MODEL_ID,
   FAKE_PROVIDER_ID,
+  scriptedModelPreferences,
 } from './runtime-config.ts'
 export type { ProcessUser, Sandbox } from './sandbox.ts'
 export type {

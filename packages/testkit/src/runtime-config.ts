@@ -78,3 +78,29 @@ export function deepMerge(target: JsonObject, patch: JsonObject): JsonObject {
 function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
+
+/**
+ * What an operator's preferences file (`config/assistant/opencode.json` of a stack) holds to use
+ * the scripted model for everything: the assistant's model and small model, and the moderator's
+ * model. Merge it into the existing preferences.
+ */
+export function scriptedModelPreferences(baseURL: string): JsonObject {
+  const model = `${FAKE_PROVIDER_ID}/${FAKE_MODEL_ID}`
+  return {
+    model,
+    small_model: model,
+    enabled_providers: [FAKE_PROVIDER_ID],
+    provider: {
+      [FAKE_PROVIDER_ID]: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Scripted model (testkit)',
+        options: { baseURL, apiKey: 'fake-key' },
+        models: {
+          [FAKE_MODEL_ID]: { name: 'Fake One', tool_call: true, limit: { context: 100_000, output: 4096 } },
+          // The moderator's model (`moderator.model`): the scripted server answers it with verdicts.
+          [FAKE_MODERATION_MODEL_ID]: { name: 'Fake moderator', limit: { context: 100_000, output: 256 } },
+        },
+      },
+    },
+  }
+}
