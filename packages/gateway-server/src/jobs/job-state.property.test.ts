@@ -339,11 +339,27 @@ function userMessage(id: string, created: number): TurnMessage {
 
 const SESSION = { id: SESSION_ID, time: { created: 0, updated: 0 } } as unknown as RuntimeSession
 
-/** A port over the model; each call first lets the runtime move on by the next scheduled count. */
-function portOver(model: ModelRuntime, schedule: number[], onInterrupt: (kind: Interrupt) => void) {
+/**
+ * A port over the model; each call first lets the runtime move on by the next scheduled count.
+ * With `deliveries`, the port also has an event view (`eventStatusOf`) that lags the runtime:
+ * at each call the status of that moment reaches the view or not (`true`/`false` in turn), so
+ * the view shows a status the session had at some earlier call, or nothing before the first.
+ */
+function portOver(
+  model: ModelRuntime,
+  schedule: number[],
+  onInterrupt: (kind: Interrupt) => void,
+  deliveries?: boolean[],
+) {
   let i = 0
-  const move = () => model.advance(schedule[i++ % schedule.length] ?? 0, onInterrupt)
+  let d = 0
+  let viewed: RuntimeStatus | undefined
+  const move = () => {
+    if (deliveries?.[d++ % deliveries.length]) viewed = model.status
+    model.advance(schedule[i++ % schedule.length] ?? 0, onInterrupt)
+  }
   const port = {
+    ...(deliveries && { eventStatusOf: () => viewed }),
     statusOf: async () => {
       move()
       return model.status
@@ -444,7 +460,7 @@ const scheduleArb = fc.array(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer
   maxLength: 40,
 })
 
-async function runScenario(scenario: Scenario, schedule: number[]): Promise<void> {
+async function runScenario(scenario: Scenario, schedule: number[], deliveries?: boolean[]): Promise<void> {
   const model = new ModelRuntime(scenario)
   let ctx: JobContext | undefined
   const onInterrupt = (kind: Interrupt) => {
@@ -457,7 +473,7 @@ async function runScenario(scenario: Scenario, schedule: number[]): Promise<void
       model.abort()
     }
   }
-  const port = portOver(model, schedule, onInterrupt)
+  const port = portOver(model, schedule, onInterrupt, deliveries)
   ctx = jobContext(port, () => model.now)
   // Poll like a client: every answer checked against the truth of that moment.
   for (let i = 0; i < 30; i++) {
@@ -482,6 +498,20 @@ describe('job state over interleavings of runtime events and reads (property)', 
       fc.asyncProperty(scenarioArb, scheduleArb, async (scenario, schedule) => {
         await runScenario(scenario, schedule)
       }),
+      { numRuns: 3_000 },
+    )
+  })
+
+  it('the same with an event view lagging the runtime standing in for status reads', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        scenarioArb,
+        scheduleArb,
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }),
+        async (scenario, schedule, deliveries) => {
+          await runScenario(scenario, schedule, deliveries)
+        },
+      ),
       { numRuns: 3_000 },
     )
   })

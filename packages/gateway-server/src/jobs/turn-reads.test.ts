@@ -18,7 +18,11 @@ const user: TurnMessage = { info: { id: 'msg_u', role: 'user', time: { created: 
  * A runtime with a counting read API and an event source that follows the `waitUntil`
  * contract of the real port (a check at once, again after each event, never overlapping).
  */
-function countingRuntime(options: { countsEvents: boolean }) {
+function countingRuntime(options: {
+  countsEvents: boolean
+  /** The port's event view (`eventStatusOf`); absent: the port has none. */
+  view?: () => RuntimeStatus | undefined
+}) {
   const reads = { status: 0, messages: 0, permissions: 0, questions: 0, diff: 0, todos: 0 }
   let status: RuntimeStatus = 'busy'
   let messages: TurnMessage[] = [user]
@@ -53,6 +57,7 @@ function countingRuntime(options: { countsEvents: boolean }) {
       return []
     },
     ...(options.countsEvents && { eventSequence: () => sequence }),
+    ...(options.view && { eventStatusOf: options.view }),
     waitUntil: <T>(
       _id: string,
       check: (wake?: RuntimeWake) => Promise<T | undefined>,
@@ -265,5 +270,73 @@ describe('the outcome of a finished run is read with the messages', () => {
     rt.release()
     await read
     expect(rt.log).toEqual(['status', 'messages', 'messages done'])
+  })
+})
+
+describe("the event stream's idle stands for the status read", () => {
+  it(`${N} waiters woken by the end of the run: one round of reads (messages, diff, todos), no status read`, async () => {
+    let view: RuntimeStatus | undefined = 'busy'
+    const rt = countingRuntime({ countsEvents: true, view: () => view })
+    const ctx = context(rt.port)
+    const waits = Array.from({ length: N }, () => waitForJob(ctx, SESSION, job, 10_000))
+    await settle()
+    // The view says busy: the status is read (a busy session's asks need it).
+    expect(rt.reads.status).toBe(1)
+    const before = { ...rt.reads }
+    rt.emit(() => {
+      rt.complete()
+      view = 'idle'
+    })
+    const results = await Promise.all(waits)
+    expect(results.every((r) => r.status === 'completed' && r.text === 'done')).toBe(true)
+    expect(rt.reads.status - before.status).toBe(0)
+    expect(rt.reads.messages - before.messages).toBe(1)
+    expect(rt.reads.diff - before.diff).toBe(1)
+    expect(rt.reads.todos - before.todos).toBe(1)
+    expect(rt.reads.permissions - before.permissions).toBe(0)
+  })
+
+  it('a view out of sync (stream down) or showing the session busy: the status is read', async () => {
+    for (const shown of [undefined, 'busy', 'retry'] as const) {
+      const rt = countingRuntime({ countsEvents: true, view: () => shown })
+      rt.complete()
+      const snapshot = await readTurn(rt.port, SESSION.id)
+      expect(rt.reads.status).toBe(1)
+      expect(snapshot.status).toBe('idle')
+    }
+  })
+
+  it('a confirming read and a read after the caller’s own change ask the runtime, and share no read of the view', async () => {
+    const rt = countingRuntime({ countsEvents: true, view: () => 'idle' })
+    const first = await readTurn(rt.port, SESSION.id)
+    expect(rt.reads.status).toBe(0)
+    // In flight from the view, started after `first` finished: still not a confirmation.
+    const fromView = readTurn(rt.port, SESSION.id)
+    const again = readTurn(rt.port, SESSION.id, { after: first })
+    expect(again).not.toBe(fromView)
+    await Promise.all([fromView, again])
+    expect(rt.reads.status).toBe(1)
+    await readTurn(rt.port, SESSION.id, { fresh: true })
+    expect(rt.reads.status).toBe(2)
+  })
+
+  it('a view lagging behind a run that began (its busy event not in yet) reads running, never an end', async () => {
+    // The runtime is busy with the job's run and has stored an unfinished answer; the view still
+    // shows the idle from before the run. Paired with those messages, the picture is "idle with
+    // an unfinished answer": a live run, not a dead one.
+    const rt = countingRuntime({ countsEvents: true, view: () => 'idle' })
+    const ctx = context(rt.port)
+    const unfinished: TurnMessage = {
+      info: { id: 'msg_a', role: 'assistant', parentID: 'msg_u', time: { created: 2 } },
+      parts: [{ type: 'text', text: 'half' }],
+    }
+    rt.emit(() => undefined)
+    const port = rt.port as unknown as { messages: () => Promise<TurnMessage[]> }
+    port.messages = async () => [user, unfinished]
+    const status = await waitForJob(ctx, SESSION, job, 30)
+    expect(status.status).toBe('running')
+    // And with no answer at all yet (the user message only): running too, not cancelled.
+    port.messages = async () => [user]
+    expect((await waitForJob(ctx, SESSION, job, 30)).status).toBe('running')
   })
 })

@@ -26,8 +26,16 @@ import type { TurnMessage } from './derive-job-state.js'
 // What a finished job reports (its diff and the todos) is read together with the messages as soon
 // as the status shows the session idle, for the jobs the readers asked about (`ReadNeed.outcomeOf`):
 // a waiter woken by the end of a run answers after one round of reads, not two.
+//
+// The status from the event stream: when the port's event view is in sync and says the session
+// is idle (`RuntimePort.eventStatusOf`), that stands for the status read. The view holds every
+// status event received, so its `idle` is what a status read made when the last event arrived
+// would have said, and the messages are read after it: the order above still holds. A waiter
+// woken by the runtime's idle event therefore answers after ONE round of reads (messages, diff
+// and todos at once). Not for a confirming re-read (`ReadNeed.after`) nor after the caller's own
+// change (`fresh`): those read the runtime's status, as decisions do.
 
-/** One consistent read of a session's run: status, then messages, then pending asks. */
+/** One consistent read of a session's run: status (read, or the event view's idle), then messages, then pending asks. */
 export interface TurnSnapshot {
   readonly status: RuntimeStatus
   /** With status `retry`: the failed model request the runtime retries (when the port says). */
@@ -68,6 +76,8 @@ interface Flight {
   finishedBefore: number
   /** The runs whose outcome its readers want (see `ReadNeed.outcomeOf`). */
   outcomesWanted: Set<string>
+  /** Its status is the event view's `idle`, not a read (never serves a confirming re-read). */
+  fromEvents: boolean
   promise: Promise<TurnSnapshot>
 }
 
@@ -104,7 +114,8 @@ export function readTurn(
     need.fresh !== true &&
     sequence !== undefined &&
     flight.sequence >= (need.sequence ?? sequence) &&
-    flight.finishedBefore >= (need.after?.finished ?? 0)
+    flight.finishedBefore >= (need.after?.finished ?? 0) &&
+    !(flight.fromEvents && need.after !== undefined)
   ) {
     if (need.outcomeOf !== undefined) flight.outcomesWanted.add(need.outcomeOf)
     return flight.promise
@@ -113,6 +124,8 @@ export function readTurn(
     sequence: sequence ?? Number.NEGATIVE_INFINITY,
     finishedBefore: registry.finished,
     outcomesWanted: new Set(need.outcomeOf === undefined ? [] : [need.outcomeOf]),
+    fromEvents:
+      need.fresh !== true && need.after === undefined && runtime.eventStatusOf?.(sessionId) === 'idle',
     promise: Promise.resolve(undefined as never),
   }
   started.promise = readOnce(runtime, sessionId, started, () => ++registry.finished).finally(() => {
@@ -139,9 +152,11 @@ async function readOnce(
     }
     return read
   }
-  const { status, retry } = runtime.statusDetailOf
-    ? await runtime.statusDetailOf(sessionId)
-    : { status: await runtime.statusOf(sessionId), retry: undefined }
+  const { status, retry } = flight.fromEvents
+    ? { status: 'idle' as const, retry: undefined }
+    : runtime.statusDetailOf
+      ? await runtime.statusDetailOf(sessionId)
+      : { status: await runtime.statusOf(sessionId), retry: undefined }
   // Idle: every run is over, so the outcome of the runs asked about is read beside the messages.
   if (status === 'idle') for (const messageId of flight.outcomesWanted) outcome(messageId)
   const messages = await runtime.messages(sessionId)

@@ -147,6 +147,14 @@ export interface RuntimePort {
   viewStatusOf(id: string): Promise<RuntimeStatus>
   /** All statuses for a read-only view (see `viewStatusOf`). */
   viewStatuses(): Promise<ReadonlyMap<string, RuntimeStatus>>
+  /**
+   * The status as the runtime's event stream last announced it, with no read; `undefined` while
+   * the stream is not in sync (down, stalled, reloading). It lags the runtime by the events in
+   * flight, so it is as good as a status read made when the last event arrived: `turn-reads.ts`
+   * uses an `idle` from it in place of a status read, its message read starting after. Absent:
+   * every read asks the runtime.
+   */
+  eventStatusOf?(id: string): RuntimeStatus | undefined
   messages(id: string): Promise<RuntimeMessage[]>
   prompt(id: string, input: { messageId: string; agent: string; text: string }): Promise<void>
   todos(id: string): Promise<RuntimeTodo[]>

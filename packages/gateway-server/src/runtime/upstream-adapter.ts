@@ -125,6 +125,7 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
     statuses,
     viewStatusOf: async (id) => view.get(id) ?? (await viewFallback('all')).get(id) ?? 'idle',
     viewStatuses: async () => view.all() ?? viewFallback('all'),
+    eventStatusOf: (id) => view.get(id),
     close: () => view.close(),
     messages: async (id) => (await client.listMessages(id)).messages,
     prompt: async (id, { messageId, agent, text }) => {
