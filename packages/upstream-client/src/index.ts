@@ -102,3 +102,4 @@ export {
 } from './schemas.ts'
 /** The typed per-session event API (`client.events`) and its wait options. */
 export type { UpstreamEvents, WaitForOptions, WaitUntilOptions } from './session-events.ts'
+export { turnDiffOf, unquoteGitPath } from './turn-diff.ts'

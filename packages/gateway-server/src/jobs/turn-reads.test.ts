@@ -253,7 +253,7 @@ describe('the outcome of a finished run is read with the messages', () => {
     // A second reader of the same flight, for another run, joins before the status is known.
     expect(readTurn(rt.port, SESSION.id, { outcomeOf: 'msg_v' })).toBe(read)
     await settle()
-    expect(rt.log).toEqual(['status', 'diff msg_u', 'todos', 'diff msg_v', 'todos', 'messages'])
+    expect(rt.log).toEqual(['status', 'messages', 'diff msg_u', 'todos', 'diff msg_v', 'todos'])
     rt.release()
     const snapshot = await read
     const before = rt.log.length
@@ -261,6 +261,31 @@ describe('the outcome of a finished run is read with the messages', () => {
     await snapshot.outcome('msg_v')
     // Asked again: the reads already made, none new.
     expect(rt.log.length).toBe(before)
+  })
+
+  it('a port that takes the diff from the messages: no diff read, the todos read beside the messages', async () => {
+    const rt = heldRuntime('idle')
+    const changed = [{ path: 'a.txt', additions: 1, deletions: 0 }]
+    const port = rt.port as RuntimePort
+    port.turnDiff = (messages, messageId) => {
+      rt.log.push(`diff of ${messageId} from ${messages.length} messages`)
+      return messageId === 'msg_u' ? changed : undefined
+    }
+    const read = readTurn(port, SESSION.id, { outcomeOf: 'msg_u' })
+    expect(readTurn(port, SESSION.id, { outcomeOf: 'msg_v' })).toBe(read)
+    await settle()
+    expect(rt.log).toEqual(['status', 'messages', 'todos', 'todos'])
+    rt.release()
+    const snapshot = await read
+    expect((await snapshot.outcome('msg_u'))[0]).toEqual(changed)
+    // Messages that do not hold it in a known shape: the diff is read.
+    await snapshot.outcome('msg_v')
+    expect(rt.log.slice(4)).toEqual([
+      'messages done',
+      'diff of msg_u from 1 messages',
+      'diff of msg_v from 1 messages',
+      'diff msg_v',
+    ])
   })
 
   it('a busy session: nothing but the run state is read (a run going on has no outcome yet)', async () => {

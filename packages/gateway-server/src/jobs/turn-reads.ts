@@ -142,10 +142,19 @@ async function readOnce(
   finish: () => number,
 ): Promise<TurnSnapshot> {
   const outcomes = new Map<string, Promise<[RuntimeFileDiff[], RuntimeTodo[]]>>()
+  let messagesRead: Promise<TurnMessage[]> | undefined
+  // The run's diff comes with the messages when the port can take it from them (the runtime
+  // answers its diff endpoint from the same records); else it is read beside them.
+  const diffOf = (messageId: string): Promise<RuntimeFileDiff[]> =>
+    messagesRead && runtime.turnDiff
+      ? messagesRead.then(
+          (messages) => runtime.turnDiff?.(messages, messageId) ?? runtime.messageDiff(sessionId, messageId),
+        )
+      : runtime.messageDiff(sessionId, messageId)
   const outcome = (messageId: string): Promise<[RuntimeFileDiff[], RuntimeTodo[]]> => {
     let read = outcomes.get(messageId)
     if (!read) {
-      read = Promise.all([runtime.messageDiff(sessionId, messageId), runtime.todos(sessionId)])
+      read = Promise.all([diffOf(messageId), runtime.todos(sessionId)])
       outcomes.set(messageId, read)
       // A failed read is not kept: the next caller asks again.
       read.catch(() => outcomes.delete(messageId))
@@ -157,9 +166,10 @@ async function readOnce(
     : runtime.statusDetailOf
       ? await runtime.statusDetailOf(sessionId)
       : { status: await runtime.statusOf(sessionId), retry: undefined }
+  messagesRead = runtime.messages(sessionId)
   // Idle: every run is over, so the outcome of the runs asked about is read beside the messages.
   if (status === 'idle') for (const messageId of flight.outcomesWanted) outcome(messageId)
-  const messages = await runtime.messages(sessionId)
+  const messages = await messagesRead
   const [permissions, questions] =
     status === 'idle'
       ? [[], []]

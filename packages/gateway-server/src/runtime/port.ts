@@ -24,6 +24,8 @@ export interface RuntimeMessage {
     time: { created: number; completed?: number }
     error?: { name: string; data?: { message?: unknown } }
     finish?: string
+    /** A user message's summary (the runtime's record of its turn's changed files: `turnDiff`). */
+    summary?: unknown
     cost?: number
     tokens?: {
       input?: number
@@ -159,6 +161,12 @@ export interface RuntimePort {
   prompt(id: string, input: { messageId: string; agent: string; text: string }): Promise<void>
   todos(id: string): Promise<RuntimeTodo[]>
   messageDiff(id: string, messageId: string): Promise<RuntimeFileDiff[]>
+  /**
+   * What `messageDiff` would answer, taken from messages already read (the runtime answers it
+   * from them), or `undefined` when they do not hold it in a shape the port knows: then read it.
+   * Absent: always read.
+   */
+  turnDiff?(messages: readonly RuntimeMessage[], messageId: string): RuntimeFileDiff[] | undefined
   permissions(sessionId: string): Promise<RuntimePermission[]>
   questions(sessionId: string): Promise<RuntimeQuestion[]>
   replyPermission(

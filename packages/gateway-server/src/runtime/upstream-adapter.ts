@@ -1,5 +1,18 @@
-import { type SessionEvent, type UpstreamClient, UpstreamError } from '@sallyport/upstream-client'
-import type { ReplyOutcome, RuntimePort, RuntimeSession, RuntimeStatus, RuntimeStatusDetail } from './port.js'
+import {
+  type FileDiff,
+  type SessionEvent,
+  turnDiffOf,
+  type UpstreamClient,
+  UpstreamError,
+} from '@sallyport/upstream-client'
+import type {
+  ReplyOutcome,
+  RuntimeFileDiff,
+  RuntimePort,
+  RuntimeSession,
+  RuntimeStatus,
+  RuntimeStatusDetail,
+} from './port.js'
 import { createReadSharing } from './share-next.js'
 import { createStatusView } from './status-view.js'
 
@@ -52,6 +65,15 @@ async function reply(call: () => Promise<unknown>): Promise<ReplyOutcome> {
     throw error
   }
 }
+
+const toFileDiff = (d: FileDiff): RuntimeFileDiff => ({
+  // The OpenAPI document names the field `path`; older notes say `file`: accept either.
+  path: typeof d.path === 'string' ? d.path : (d.file ?? ''),
+  additions: d.additions,
+  deletions: d.deletions,
+  ...(d.status !== undefined && { status: d.status }),
+  ...(typeof d.patch === 'string' && { patch: d.patch }),
+})
 
 /** How long `/health` waits for the runtime's own health answer before calling it unavailable. */
 export const HEALTH_TIMEOUT_MS = 1_500
@@ -132,15 +154,11 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
       await client.promptAsync(id, { messageID: messageId, agent, parts: [{ type: 'text', text }] })
     },
     todos: (id) => client.todos(id),
-    messageDiff: async (id, messageId) =>
-      (await client.messageDiff(id, messageId)).map((d) => ({
-        // The OpenAPI document names the field `path`; older notes say `file`: accept either.
-        path: typeof d.path === 'string' ? d.path : (d.file ?? ''),
-        additions: d.additions,
-        deletions: d.deletions,
-        ...(d.status !== undefined && { status: d.status }),
-        ...(typeof d.patch === 'string' && { patch: d.patch }),
-      })),
+    messageDiff: async (id, messageId) => (await client.messageDiff(id, messageId)).map(toFileDiff),
+    turnDiff: (messages, messageId) => {
+      const user = messages.find((m) => m.info.id === messageId)
+      return user && turnDiffOf(user.info)?.map(toFileDiff)
+    },
     permissions: async (sessionId) =>
       (await client.listPermissions(sessionId)).map((p) => ({
         id: p.id,

@@ -102,7 +102,11 @@ export async function sessionDiff(
   messages: readonly TurnMessage[],
 ): Promise<Array<{ file: string; status?: string; additions: number; deletions: number; patch?: string }>> {
   const turns = messages.filter((m) => m.info.role === 'user').slice(-DIFF_TURN_LIMIT)
-  const diffs = await Promise.all(turns.map((m) => runtime.messageDiff(sessionId, m.info.id)))
+  // Each turn's diff from the messages in hand when the port can take it from them (the runtime
+  // answers its diff endpoint from these same records), else read: up to DIFF_TURN_LIMIT requests saved.
+  const diffs = await Promise.all(
+    turns.map((m) => runtime.turnDiff?.(messages, m.info.id) ?? runtime.messageDiff(sessionId, m.info.id)),
+  )
   const byPath = new Map<string, RuntimeFileDiff>()
   for (const diff of diffs.flat()) {
     const prev = byPath.get(diff.path)

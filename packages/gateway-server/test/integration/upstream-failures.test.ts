@@ -91,13 +91,9 @@ const ROUTES: Route[] = [
     path: '/session/:id/message',
     args: () => ({ job: f.idle.job }),
   },
-  {
-    what: 'job.get reading the diff',
-    tool: 'gateway.job.get',
-    method: 'get',
-    path: '/session/:id/diff',
-    args: () => ({ job: f.idle.job }),
-  },
+  // No row for the diff endpoint: a finished run's changed files come with its messages (the
+  // runtime keeps them on the user message and answers that endpoint from there), so no tool
+  // reads it unless the record is malformed (`jobs/turn-reads.test.ts` covers that fallback).
   {
     what: 'job.get reading asks',
     tool: 'gateway.job.get',

@@ -197,9 +197,13 @@ export function createFakeHandlers(deps: FakeHandlerDeps): HttpHandler[] {
     route('get', '/session/:sessionID/todo', true, (_request, { sessionID }) =>
       session(sessionID) ? json(state.todos.get(sessionID ?? '') ?? []) : notFound('Session'),
     ),
-    route('get', '/session/:sessionID/diff', true, (_request, _params, url) => {
+    // Like opencode 1.18.33: the user message's `summary.diffs`, `[]` without a message id.
+    route('get', '/session/:sessionID/diff', true, (_request, { sessionID }, url) => {
       const messageID = url.searchParams.get('messageID')
-      return json(messageID ? (state.diffs.get(messageID) ?? []) : [])
+      const user = state.messages.get(sessionID ?? '')?.find((m) => m.info.id === messageID)
+      const summary =
+        user?.info.role === 'user' ? (user.info as { summary?: { diffs?: unknown } }).summary : undefined
+      return json(summary?.diffs ?? [])
     }),
 
     route('get', '/permission', true, () => json([...state.permissions.values()])),

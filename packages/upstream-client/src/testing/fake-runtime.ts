@@ -165,7 +165,12 @@ export function createFakeRuntime(options: FakeRuntimeOptions = {}): FakeRuntime
     runningTurn: (sessionId) => turns.running(sessionId),
     completeTurn(sessionId, text, extra = {}) {
       const userMessageId = turns.running(sessionId)
-      if (userMessageId && extra.diffs) state.diffs.set(userMessageId, structuredClone([...extra.diffs]))
+      // Kept where the runtime keeps it: the user message's summary, which its diff endpoint reads.
+      const user = userMessageId && state.messages.get(sessionId)?.find((m) => m.info.id === userMessageId)
+      if (user && extra.diffs) {
+        const info = user.info as { summary?: Record<string, unknown> }
+        info.summary = { ...info.summary, diffs: structuredClone([...extra.diffs]) }
+      }
       if (extra.todos) runtime?.setTodos(sessionId, extra.todos)
       return turns.completeTurn(sessionId, text)
     },

@@ -1,6 +1,5 @@
 import type {
   Agent,
-  FileDiff,
   Message,
   PermissionRequest,
   ProviderList,
@@ -23,8 +22,6 @@ export interface FakeState {
   readonly permissions: Map<string, PermissionRequest>
   readonly questions: Map<string, QuestionRequest>
   readonly todos: Map<string, Todo[]>
-  /** Per user message id: the files its turn changed (`GET /session/{id}/diff?messageID=`). */
-  readonly diffs: Map<string, FileDiff[]>
   /** Stored provider credentials (`PUT /auth/{providerID}`). */
   readonly auth: Map<string, Record<string, unknown>>
   /** Patterns approved with `always` (the runtime keeps them project-wide, in memory). */
@@ -100,7 +97,6 @@ export function createFakeState(): FakeState {
     permissions: new Map(),
     questions: new Map(),
     todos: new Map(),
-    diffs: new Map(),
     auth: new Map(),
     alwaysApproved: [],
     forkCounts: new Map(),
