@@ -13,6 +13,7 @@
 //   node bench/load.mjs --heap-growing-percent 30   # another growth than the CLI's (60 %)
 //   node bench/load.mjs --heap-snapshots DIR   # the gateway writes a heap snapshot into DIR at the
 //                                              # end of warm-up and at the end of the soak
+//   node bench/load.mjs --wake-only [--wake-samples 50]   # idle RSS and the wake-up figures alone
 import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -21,7 +22,14 @@ import { createCredentialStore } from '@sallyport/credentials'
 import { createHandleCodec } from '@sallyport/handles'
 import { startStack } from '@sallyport/testkit'
 import { createUpstreamClient } from '@sallyport/upstream-client'
-import { connect as connectTo, cpuMs, quantile, rssMiB, spawnWithPort } from './support.mjs'
+import {
+  connect as connectTo,
+  cpuMs,
+  memoryMiB as memoryMiBOf,
+  quantile,
+  rssMiB,
+  spawnWithPort,
+} from './support.mjs'
 
 const argv = process.argv.slice(2)
 const flag = (name, fallback) => {
@@ -29,6 +37,8 @@ const flag = (name, fallback) => {
   return i >= 0 ? Number(argv[i + 1]) : fallback
 }
 const smoke = argv.includes('--smoke')
+const wakeOnly = argv.includes('--wake-only')
+const WAKE_SAMPLES = flag('wake-samples', 20)
 /** Extra node flags for the gateway process (`--node-flags "--max-old-space-size=128"`), to compare. */
 const nodeFlags = argv.includes('--node-flags')
   ? argv[argv.indexOf('--node-flags') + 1].split(/\s+/).filter(Boolean)
@@ -159,6 +169,8 @@ async function follow(client, job, tries = 6) {
   return status
 }
 
+/** Thrown past the measures `--wake-only` leaves out. */
+const WAKE_ONLY_DONE = Symbol('wake-only')
 const results = { config: { clients: CLIENTS, seconds: SECONDS, pollers: POLLERS, smoke, nodeFlags } }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
@@ -167,6 +179,21 @@ try {
   results.idle = {
     gatewayRssMiB: Math.round(await rssMiB(gatewayPid)),
     runtimeRssMiB: Math.round(await rssMiB(stack.runtime.pid)),
+  }
+  // Idle RSS once it stops changing: V8 gives back start-up garbage some seconds after the start
+  // (its memory reducer), so the 2 s figure above is the start-up's peak, not what idle costs.
+  // Settled: three samples 0.5 s apart within 0.5 MiB, within 30 s of the start.
+  {
+    const samples = []
+    const settleEnd = performance.now() + 28_000
+    while (performance.now() < settleEnd) {
+      samples.push((await memoryMiBOf(gatewayPid)).rss)
+      const last = samples.slice(-3)
+      if (last.length === 3 && Math.max(...last) - Math.min(...last) <= 0.5) break
+      await sleep(500)
+    }
+    results.idle.settledRssMiB = Number(samples.at(-1).toFixed(1))
+    results.idle.settledAfterS = Number((2 + samples.length * 0.5).toFixed(1))
   }
   const idleStatus = []
   for (let i = 0; i < 20; i++) {
@@ -177,77 +204,82 @@ try {
   idleStatus.sort((a, b) => a - b)
 
   // ---- soak: every client runs jobs back to back, each followed with waiting job.get ----
-  const clients = []
-  for (let i = 0; i < CLIENTS; i++) clients.push(await connect(i))
-  /** What the failed calls said (message → count), so an error count can be read. */
-  const errorKinds = new Map()
-  const jobs = { started: 0, completed: 0, failed: 0, cancelled: 0, unfinished: 0, errors: 0 }
-  const rss = []
-  const statusMs = []
-  const soakStart = performance.now()
-  const deadline = soakStart + SECONDS * 1000
-  let snapshotTaken = false
-  let warmMemory
-  const sampler = setInterval(async () => {
-    if (!snapshotTaken && performance.now() - soakStart >= (SECONDS * 1000) / 5) {
-      snapshotTaken = true
-      warmMemory = await gatewayMemory()
-      heapSnapshot()
-    }
-    rss.push({
-      s: Math.round((performance.now() - soakStart) / 1000),
-      gateway: Math.round(await rssMiB(gatewayPid)),
-      runtime: Math.round(await rssMiB(stack.runtime.pid)),
-    })
-  }, 5_000)
-  const statusProbe = setInterval(async () => {
-    const t = performance.now()
-    await upstream.sessionStatus().catch(() => undefined)
-    statusMs.push(performance.now() - t)
-  }, 1_000)
-  await Promise.all(
-    clients.map(async (client, i) => {
-      while (performance.now() < deadline) {
-        const marker = stack.model.script([{ text: `job of client ${i}`, delayMs: 50 + ((i * 37) % 400) }])
-        try {
-          jobs.started++
-          const run = await call(client, 'gateway.agent.run', { message: `load ${marker}`, waitMs: 0 })
-          const end = await follow(client, run.job)
-          if (TERMINAL.has(end.status)) jobs[end.status]++
-          else jobs.unfinished++
-        } catch (error) {
-          jobs.errors++
-          const message = String(error?.message ?? error).slice(0, 160)
-          errorKinds.set(message, (errorKinds.get(message) ?? 0) + 1)
-        }
+  if (!wakeOnly) {
+    const clients = []
+    for (let i = 0; i < CLIENTS; i++) clients.push(await connect(i))
+    /** What the failed calls said (message → count), so an error count can be read. */
+    const errorKinds = new Map()
+    const jobs = { started: 0, completed: 0, failed: 0, cancelled: 0, unfinished: 0, errors: 0 }
+    const rss = []
+    const statusMs = []
+    const soakStart = performance.now()
+    const deadline = soakStart + SECONDS * 1000
+    let snapshotTaken = false
+    let warmMemory
+    const sampler = setInterval(async () => {
+      if (!snapshotTaken && performance.now() - soakStart >= (SECONDS * 1000) / 5) {
+        snapshotTaken = true
+        warmMemory = await gatewayMemory()
+        heapSnapshot()
       }
-    }),
-  )
-  clearInterval(sampler)
-  clearInterval(statusProbe)
-  const endMemory = await gatewayMemory()
-  heapSnapshot()
-  statusMs.sort((a, b) => a - b)
-  const warm = rss.find((r) => r.s >= SECONDS / 5) ?? rss[0]
-  const last = rss.at(-1) ?? warm
-  results.soak = {
-    jobs,
-    errorKinds: Object.fromEntries([...errorKinds].sort((a, b) => b[1] - a[1]).slice(0, 5)),
-    status5xx,
-    gatewayRssMiB: { warm: warm?.gateway, end: last?.gateway, max: Math.max(...rss.map((r) => r.gateway)) },
-    growth: warm && last ? Number((last.gateway / warm.gateway).toFixed(2)) : undefined,
-    runtimeRssMiB: { warm: warm?.runtime, end: last?.runtime },
-    gatewayMemory: { warm: warmMemory, end: endMemory },
-    runtimeStatusMs: {
-      idleP50: Number(quantile(idleStatus, 0.5).toFixed(1)),
-      soakP50: Number(quantile(statusMs, 0.5).toFixed(1)),
-      soakP99: Number(quantile(statusMs, 0.99).toFixed(1)),
-    },
-    samples: rss,
+      rss.push({
+        s: Math.round((performance.now() - soakStart) / 1000),
+        gateway: Math.round(await rssMiB(gatewayPid)),
+        runtime: Math.round(await rssMiB(stack.runtime.pid)),
+      })
+    }, 5_000)
+    const statusProbe = setInterval(async () => {
+      const t = performance.now()
+      await upstream.sessionStatus().catch(() => undefined)
+      statusMs.push(performance.now() - t)
+    }, 1_000)
+    await Promise.all(
+      clients.map(async (client, i) => {
+        while (performance.now() < deadline) {
+          const marker = stack.model.script([{ text: `job of client ${i}`, delayMs: 50 + ((i * 37) % 400) }])
+          try {
+            jobs.started++
+            const run = await call(client, 'gateway.agent.run', { message: `load ${marker}`, waitMs: 0 })
+            const end = await follow(client, run.job)
+            if (TERMINAL.has(end.status)) jobs[end.status]++
+            else jobs.unfinished++
+          } catch (error) {
+            jobs.errors++
+            const message = String(error?.message ?? error).slice(0, 160)
+            errorKinds.set(message, (errorKinds.get(message) ?? 0) + 1)
+          }
+        }
+      }),
+    )
+    clearInterval(sampler)
+    clearInterval(statusProbe)
+    const endMemory = await gatewayMemory()
+    heapSnapshot()
+    statusMs.sort((a, b) => a - b)
+    const warm = rss.find((r) => r.s >= SECONDS / 5) ?? rss[0]
+    const last = rss.at(-1) ?? warm
+    results.soak = {
+      jobs,
+      errorKinds: Object.fromEntries([...errorKinds].sort((a, b) => b[1] - a[1]).slice(0, 5)),
+      status5xx,
+      gatewayRssMiB: { warm: warm?.gateway, end: last?.gateway, max: Math.max(...rss.map((r) => r.gateway)) },
+      growth: warm && last ? Number((last.gateway / warm.gateway).toFixed(2)) : undefined,
+      runtimeRssMiB: { warm: warm?.runtime, end: last?.runtime },
+      gatewayMemory: { warm: warmMemory, end: endMemory },
+      runtimeStatusMs: {
+        idleP50: Number(quantile(idleStatus, 0.5).toFixed(1)),
+        soakP50: Number(quantile(statusMs, 0.5).toFixed(1)),
+        soakP99: Number(quantile(statusMs, 0.99).toFixed(1)),
+      },
+      samples: rss,
+    }
+    await Promise.all(clients.map((c) => c.close()))
+    await sleep(3_000)
+    results.afterDrain = {
+      gatewayRssMiB: Math.round(await rssMiB(gatewayPid)),
+      memory: await gatewayMemory(),
+    }
   }
-  await Promise.all(clients.map((c) => c.close()))
-  await sleep(3_000)
-  results.afterDrain = { gatewayRssMiB: Math.round(await rssMiB(gatewayPid)), memory: await gatewayMemory() }
 
   // ---- wake-up: runtime turn completed → the waiting job.get answers ----
   // Two figures: from the runtime's completion stamp on the answer (includes the runtime's own
@@ -258,7 +290,9 @@ try {
   const fromEvent = []
   /** The runtime's own part: its completion stamp → its idle event reaching this process. */
   const announce = []
-  for (let i = 0; i < 20; i++) {
+  /** The same finished job read again at once (waitMs 0): one round of reads and the answer, no wait. */
+  const plainRead = []
+  for (let i = 0; i < WAKE_SAMPLES; i++) {
     const marker = stack.model.script([{ text: `wake ${i}`, delayMs: 300 }])
     const run = await call(waker, 'gateway.agent.run', { message: `wake ${marker}`, waitMs: 0 })
     const { s } = await codec.open('session', creds[0].identity, run.session)
@@ -275,6 +309,9 @@ try {
     const answeredPerf = performance.now()
     off()
     if (end.status !== 'completed') continue
+    const readStart = performance.now()
+    await call(waker, 'gateway.job.get', { job: run.job, waitMs: 0 })
+    plainRead.push(performance.now() - readStart)
     if (idleAt !== undefined) fromEvent.push(answeredPerf - idleAt)
     const { messages } = await upstream.listMessages(s)
     const completed = messages.findLast((m) => m.info.role === 'assistant')?.info.time?.completed
@@ -285,6 +322,7 @@ try {
   wake.sort((a, b) => a - b)
   fromEvent.sort((a, b) => a - b)
   announce.sort((a, b) => a - b)
+  plainRead.sort((a, b) => a - b)
   results.wakeMs = {
     p50: quantile(wake, 0.5),
     min: wake[0],
@@ -294,8 +332,10 @@ try {
     fromIdleEventMax: Number((fromEvent.at(-1) ?? Number.NaN).toFixed(1)),
     fromIdleEventSamples: fromEvent.length,
     runtimeAnnounceP50: quantile(announce, 0.5),
+    finishedJobReadP50: Number(quantile(plainRead, 0.5).toFixed(1)),
   }
 
+  if (wakeOnly) throw WAKE_ONLY_DONE
   // ---- CPU per session.get: the gateway's process against the runtime's, same calls ----
   // The issue measured the gateway spending 0.73-1.0x the CPU the runtime spends to produce the
   // data of a session.get with messages; the runtime's CPU here includes what it does anyway.
@@ -348,6 +388,8 @@ try {
   await Promise.all(pollers.map((c) => c.close()))
   for (const job of running) await follow(starter, job, 3).catch(() => undefined)
   await starter.close()
+} catch (error) {
+  if (error !== WAKE_ONLY_DONE) throw error
 } finally {
   child.kill('SIGTERM')
   await new Promise((r) => child.once('exit', r))
@@ -357,18 +399,24 @@ try {
 }
 
 const soak = results.soak
-console.log(JSON.stringify({ ...results, soak: { ...soak, samples: undefined } }, null, 1))
+console.log(JSON.stringify({ ...results, soak: soak && { ...soak, samples: undefined } }, null, 1))
+const wakeLine = `wake-up p50 ${results.wakeMs.p50} ms from the completion stamp, ${results.wakeMs.fromIdleEventP50} ms from the runtime's idle event (the runtime's stamp → its idle event: ${results.wakeMs.runtimeAnnounceP50} ms; the same finished job read again: ${results.wakeMs.finishedJobReadP50} ms)`
+const idleLine = `gateway RSS idle ${results.idle.gatewayRssMiB} MiB at 2 s, settled ${results.idle.settledRssMiB} MiB at ${results.idle.settledAfterS} s`
+if (wakeOnly) {
+  console.log(`load: ${idleLine}; ${wakeLine}`)
+  process.exit(0)
+}
 console.log(
   `load: ${soak.jobs.started} jobs by ${CLIENTS} clients in ${SECONDS} s: ${soak.jobs.completed} completed, ${soak.jobs.unfinished} unfinished, ${soak.jobs.errors} errors, ${soak.status5xx} 5xx`,
 )
 console.log(
-  `load: gateway RSS idle ${results.idle.gatewayRssMiB} MiB, after warm-up ${soak.gatewayRssMiB.warm} → end ${soak.gatewayRssMiB.end} MiB (${soak.growth}x, goal ≤ ${GROWTH_GOAL}x), after drain ${results.afterDrain.gatewayRssMiB} MiB; runtime ${soak.runtimeRssMiB.warm} → ${soak.runtimeRssMiB.end} MiB`,
+  `load: ${idleLine}, after warm-up ${soak.gatewayRssMiB.warm} → end ${soak.gatewayRssMiB.end} MiB (${soak.growth}x, goal ≤ ${GROWTH_GOAL}x), after drain ${results.afterDrain.gatewayRssMiB} MiB; runtime ${soak.runtimeRssMiB.warm} → ${soak.runtimeRssMiB.end} MiB`,
 )
 console.log(
   `load: session.get with messages: gateway ${results.sessionGetCpu.gatewayMsPerCall} CPU ms per call, runtime ${results.sessionGetCpu.runtimeMsPerCall} (${results.sessionGetCpu.ratio}x)`,
 )
 console.log(
-  `load: ${POLLERS} pollers: at most ${results.pollers.maxUpstreamConnections} upstream connections, ${results.pollers.maxFds} fds; wake-up p50 ${results.wakeMs.p50} ms from the completion stamp, ${results.wakeMs.fromIdleEventP50} ms from the runtime's idle event (the runtime's stamp → its idle event: ${results.wakeMs.runtimeAnnounceP50} ms); runtime status p50 idle ${soak.runtimeStatusMs.idleP50} ms, during the soak ${soak.runtimeStatusMs.soakP50} ms`,
+  `load: ${POLLERS} pollers: at most ${results.pollers.maxUpstreamConnections} upstream connections, ${results.pollers.maxFds} fds; ${wakeLine}; runtime status p50 idle ${soak.runtimeStatusMs.idleP50} ms, during the soak ${soak.runtimeStatusMs.soakP50} ms`,
 )
 if (smoke) {
   const failures = []
