@@ -9,6 +9,7 @@ import type { CallOptions } from './invoke.ts'
 import type {
   Agent,
   Config,
+  ConfiguredProviders,
   FileDiff,
   Health,
   Message,
@@ -188,8 +189,10 @@ export interface UpstreamClient {
   setAuth(providerId: string, auth: ProviderAuth, options?: CallOptions): Promise<boolean>
   /** `DELETE /auth/{providerID}`. */
   removeAuth(providerId: string, options?: CallOptions): Promise<boolean>
-  /** `GET /provider`. */
+  /** `GET /provider`: the whole catalog (megabytes); see `configuredProviders` for the usable ones. */
   listProviders(options?: CallOptions): Promise<ProviderList>
+  /** `GET /config/providers`: the providers the runtime can use and their default models. */
+  configuredProviders(options?: CallOptions): Promise<ConfiguredProviders>
   /** `GET /agent`. */
   listAgents(options?: CallOptions): Promise<Agent[]>
   /** `GET /global/health`. */

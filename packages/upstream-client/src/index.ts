@@ -45,6 +45,8 @@ export {
   AssistantMessageSchema,
   type Config,
   ConfigSchema,
+  type ConfiguredProviders,
+  ConfiguredProvidersSchema,
   type FileDiff,
   FileDiffSchema,
   type Health,

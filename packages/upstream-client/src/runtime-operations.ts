@@ -6,6 +6,7 @@ import {
   AgentSchema,
   BooleanResultSchema,
   ConfigSchema,
+  ConfiguredProvidersSchema,
   HealthSchema,
   ProviderListSchema,
 } from './schemas.ts'
@@ -18,6 +19,7 @@ type RuntimeOperations = Pick<
   | 'setAuth'
   | 'removeAuth'
   | 'listProviders'
+  | 'configuredProviders'
   | 'listAgents'
   | 'health'
 >
@@ -58,6 +60,14 @@ export function createRuntimeOperations(sdk: OpencodeClient, invoke: Invoke): Ru
 
     listProviders: (options) =>
       invoke('provider.list', ProviderListSchema, (call) => sdk.provider.list(undefined, call), options),
+
+    configuredProviders: (options) =>
+      invoke(
+        'config.providers',
+        ConfiguredProvidersSchema,
+        (call) => sdk.config.providers(undefined, call),
+        options,
+      ),
 
     listAgents: (options) =>
       invoke('app.agents', z.array(AgentSchema), (call) => sdk.app.agents(undefined, call), options),

@@ -259,6 +259,17 @@ export const ProviderListSchema = z.looseObject({
 })
 export type ProviderList = z.infer<typeof ProviderListSchema>
 
+/**
+ * `GET /config/providers`: the providers the runtime can use (what `GET /provider` calls
+ * `connected`, with their models) and each one's default model; kilobytes where `GET /provider`
+ * carries the whole catalog (6.4 MB measured on 1.18.33 with no provider configured).
+ */
+export const ConfiguredProvidersSchema = z.looseObject({
+  providers: z.array(z.looseObject({ id: z.string() })),
+  default: z.record(z.string(), z.string()),
+})
+export type ConfiguredProviders = z.infer<typeof ConfiguredProvidersSchema>
+
 /** An agent profile (`GET /agent`). 1.18.33 sends `null` for some unset flags (measured). */
 export const AgentSchema = z.looseObject({
   name: z.string(),

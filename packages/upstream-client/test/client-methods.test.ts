@@ -241,6 +241,16 @@ const cases: Record<string, Case> = {
     check: (providers: { connected: string[] }) => expect(providers.connected).toEqual(['fake']),
     badBody: { all: [] },
   },
+  configuredProviders: {
+    operation: 'config.providers',
+    route: ['get', '/config/providers'],
+    call: (c) => c.configuredProviders(),
+    check: (list: { providers: { id: string }[]; default: Record<string, string> }) => {
+      expect(list.providers.map((p) => p.id)).toEqual(['fake'])
+      expect(list.default).toEqual({ fake: 'fake-1' })
+    },
+    badBody: { providers: [{ name: 'no id' }], default: {} },
+  },
   listAgents: {
     operation: 'app.agents',
     route: ['get', '/agent'],

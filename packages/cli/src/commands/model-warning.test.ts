@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { modelWarning } from './model-warning.ts'
 
-/** A runtime answering `GET /config` and `GET /provider` as the real one does (shapes measured on 1.18.33). */
+/** A runtime answering `GET /config` and `GET /config/providers` as the real one does (shapes measured on 1.18.33). */
 function runtime(model: string | undefined, connected: string[], defaults: Record<string, string> = {}) {
   return {
     getConfig: async () => (model === undefined ? {} : { model }),
-    listProviders: async () => ({ all: [], connected, default: defaults }),
+    configuredProviders: async () => ({
+      providers: connected.map((id) => ({ id })),
+      default: Object.fromEntries(Object.entries(defaults).filter(([id]) => connected.includes(id))),
+    }),
   }
 }
 
@@ -43,7 +46,7 @@ describe('modelWarning', () => {
       getConfig: async () => {
         throw new Error('ECONNREFUSED')
       },
-      listProviders: async () => ({ all: [], connected: [], default: {} }),
+      configuredProviders: async () => ({ providers: [], default: {} }),
     }
     expect(await modelWarning(failing)).toBeUndefined()
   })

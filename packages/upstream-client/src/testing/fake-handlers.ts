@@ -106,6 +106,14 @@ export function createFakeHandlers(deps: FakeHandlerDeps): HttpHandler[] {
       return json(true)
     }),
     route('get', '/provider', true, () => json(state.providers)),
+    route('get', '/config/providers', true, () =>
+      json({
+        providers: state.providers.all.filter((p) => state.providers.connected.includes(p.id)),
+        default: Object.fromEntries(
+          Object.entries(state.providers.default).filter(([id]) => state.providers.connected.includes(id)),
+        ),
+      }),
+    ),
     route('get', '/agent', true, () => json(state.agents)),
 
     route('get', '/event', true, (request) => {

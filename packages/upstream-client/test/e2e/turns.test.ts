@@ -212,7 +212,14 @@ describe('end to end: turns through the client (real runtime, scripted model)', 
     expect((await client.listAgents()).map((a) => a.name)).toEqual(
       expect.arrayContaining(['build', 'remote', 'remote-full']),
     )
-    expect((await client.listProviders()).connected).toContain('fake')
+    const catalog = await client.listProviders()
+    expect(catalog.connected).toContain('fake')
+    // The light listing names exactly the connected providers, with the same default models.
+    const usable = await client.configuredProviders()
+    expect(usable.providers.map((p) => p.id).sort()).toEqual([...catalog.connected].sort())
+    expect(usable.default).toEqual(
+      Object.fromEntries(Object.entries(catalog.default).filter(([id]) => catalog.connected.includes(id))),
+    )
     expect((await client.getConfig()).model).toBe('fake/fake-1')
     expect(await client.getGlobalConfig()).toBeTypeOf('object')
   })
