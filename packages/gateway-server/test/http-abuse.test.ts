@@ -545,3 +545,42 @@ describe('clients that stop reading their answers', () => {
     expect(got.filter((g) => !g.complete).length).toBeGreaterThanOrEqual(2)
   })
 })
+
+describe('the connection cap', () => {
+  it('drops a connection past maxConnections at once, unanswered, and accepts again once one closes', async () => {
+    // Idle keep-alive connections (an answered OPTIONS each; the server keeps them 5 s). Earlier
+    // tests may still hold a few, so the cap (40) is reached at or before our 40th.
+    const options = 'OPTIONS /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'
+    const held: Exchange[] = []
+    let dropped: Exchange | undefined
+    for (let i = 0; i < 60 && !dropped; i++) {
+      const x = rawRequest(options)
+      const outcome = await withDeadline(
+        Promise.race([x.status.then(() => 'served' as const), x.closed.then(() => 'dropped' as const)]),
+        2000,
+        `connection ${i}`,
+      )
+      if (outcome === 'served') held.push(x)
+      else dropped = x
+    }
+    try {
+      expect(dropped, 'a connection past the cap was dropped').toBeDefined()
+      expect(held.length).toBeLessThanOrEqual(40)
+      expect(held.length).toBeGreaterThan(0)
+      expect(dropped?.text()).toBe('')
+      // One of ours goes: a new connection is served again (the server hears of the close soon).
+      held.shift()?.socket.destroy()
+      const deadline = Date.now() + 5_000
+      let served = false
+      while (!served && Date.now() < deadline) {
+        const x = rawRequest(options)
+        served = await Promise.race([x.status.then(() => true), x.closed.then(() => false)])
+        if (served) held.push(x)
+        else await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(served).toBe(true)
+    } finally {
+      for (const x of held) x.socket.destroy()
+    }
+  })
+})
