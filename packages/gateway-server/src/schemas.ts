@@ -33,9 +33,19 @@ export const JobCancelInput = z
   .object({ job: handle.describe('A job handle from gateway.agent.run.') })
   .strict()
 
+/** `gateway.session.list` page sizes: the default and the largest a caller may ask for. */
+export const SESSION_PAGE_DEFAULT = 20
+export const SESSION_PAGE_MAX = 100
+
 export const SessionListInput = z
   .object({
-    limit: z.number().int().min(1).max(100).optional().describe('Page size, 1-100 (default 20).'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(SESSION_PAGE_MAX)
+      .optional()
+      .describe(`Page size, 1-${SESSION_PAGE_MAX} (default ${SESSION_PAGE_DEFAULT}).`),
     cursor: z.string().min(1).max(200).optional().describe('nextCursor of the previous page.'),
   })
   .strict()

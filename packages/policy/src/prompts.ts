@@ -15,13 +15,18 @@ export interface PromptDefinition {
 // needs exactly what that tool needs and can never widen a policy.
 const prompt = (name: PromptName): PromptDefinition => Object.freeze({ name, requires: 'agent-run' })
 
+// Keyed by every `PromptName` (in catalog order): a prompt missing here does not compile.
+const LISTED = {
+  'gateway.implement': true,
+  'gateway.debug': true,
+  'gateway.review': true,
+  'gateway.explain': true,
+} as const satisfies Record<PromptName, true>
+
 /** Every prompt, in catalog order. */
-export const PROMPTS: readonly PromptDefinition[] = Object.freeze([
-  prompt('gateway.implement'),
-  prompt('gateway.debug'),
-  prompt('gateway.review'),
-  prompt('gateway.explain'),
-])
+export const PROMPTS: readonly PromptDefinition[] = Object.freeze(
+  (Object.keys(LISTED) as PromptName[]).map(prompt),
+)
 
 const NAMES_BY_POLICY = Object.fromEntries(
   Object.entries(listsByPolicy(PROMPTS)).map(([policy, prompts]) => [

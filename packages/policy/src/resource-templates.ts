@@ -20,16 +20,25 @@ export interface ResourceTemplate {
 const template = (name: ResourceTemplateName, uriTemplate: string, requires: Capability): ResourceTemplate =>
   Object.freeze({ name, uriTemplate, requires })
 
-/** Every resource template, in catalog order. */
-export const RESOURCE_TEMPLATES: readonly ResourceTemplate[] = Object.freeze([
-  template('gateway.session.messages', 'gateway://sessions/{session}/messages', 'session-resources'),
-  template('gateway.session.diff', 'gateway://sessions/{session}/diff', 'session-resources'),
-  template('gateway.session.todos', 'gateway://sessions/{session}/todos', 'session-resources'),
+// Keyed by every `ResourceTemplateName` (in catalog order): a template missing here, or a
+// misspelt one, does not compile.
+const TEMPLATES = {
+  'gateway.session.messages': ['gateway://sessions/{session}/messages', 'session-resources'],
+  'gateway.session.diff': ['gateway://sessions/{session}/diff', 'session-resources'],
+  'gateway.session.todos': ['gateway://sessions/{session}/todos', 'session-resources'],
   // Job state is the resource form of `gateway.job.get`.
-  template('gateway.job', 'gateway://jobs/{job}', 'agent-run'),
+  'gateway.job': ['gateway://jobs/{job}', 'agent-run'],
   // `{+path}` (RFC 6570 reserved expansion) keeps the slashes of a relative workspace path.
-  template('gateway.workspace.file', 'gateway://workspace/{+path}', 'workspace-search-read'),
-])
+  'gateway.workspace.file': ['gateway://workspace/{+path}', 'workspace-search-read'],
+} as const satisfies Record<ResourceTemplateName, readonly [string, Capability]>
+
+/** Every resource template, in catalog order. */
+export const RESOURCE_TEMPLATES: readonly ResourceTemplate[] = Object.freeze(
+  (Object.keys(TEMPLATES) as ResourceTemplateName[]).map((name) => {
+    const [uriTemplate, requires] = TEMPLATES[name]
+    return template(name, uriTemplate, requires)
+  }),
+)
 
 const BY_POLICY = listsByPolicy(RESOURCE_TEMPLATES)
 

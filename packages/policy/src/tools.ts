@@ -25,22 +25,28 @@ export interface ToolDefinition {
 const tool = (name: ToolName, requires: Capability | null): ToolDefinition =>
   Object.freeze({ name, requires })
 
-/** Every tool, in catalog order. */
-export const TOOLS: readonly ToolDefinition[] = Object.freeze([
-  tool('gateway.agent.run', 'agent-run'),
-  tool('gateway.job.get', 'agent-run'),
-  tool('gateway.job.cancel', 'agent-run'),
-  tool('gateway.session.list', 'session-list-get'),
-  tool('gateway.session.get', 'session-list-get'),
-  tool('gateway.session.fork', 'session-fork-delete'),
-  tool('gateway.session.delete', 'session-fork-delete'),
-  tool('gateway.workspace.search', 'workspace-search-read'),
-  tool('gateway.workspace.read', 'workspace-search-read'),
+// Keyed by every `ToolName` (in catalog order): a tool missing here, or a misspelt one, does not
+// compile.
+const REQUIRES = {
+  'gateway.agent.run': 'agent-run',
+  'gateway.job.get': 'agent-run',
+  'gateway.job.cancel': 'agent-run',
+  'gateway.session.list': 'session-list-get',
+  'gateway.session.get': 'session-list-get',
+  'gateway.session.fork': 'session-fork-delete',
+  'gateway.session.delete': 'session-fork-delete',
+  'gateway.workspace.search': 'workspace-search-read',
+  'gateway.workspace.read': 'workspace-search-read',
   // Rejection is open to every policy; approval is checked per decision (`isDecisionAllowed`).
-  tool('gateway.interaction.respond', 'interaction-respond'),
+  'gateway.interaction.respond': 'interaction-respond',
   // Lists only what the caller's own policy offers, so it needs no capability of its own.
-  tool('gateway.catalog.get', null),
-])
+  'gateway.catalog.get': null,
+} as const satisfies Record<ToolName, Capability | null>
+
+/** Every tool, in catalog order. */
+export const TOOLS: readonly ToolDefinition[] = Object.freeze(
+  (Object.keys(REQUIRES) as ToolName[]).map((name) => tool(name, REQUIRES[name])),
+)
 
 const NAMES_BY_POLICY = Object.fromEntries(
   Object.entries(listsByPolicy(TOOLS)).map(([policy, tools]) => [

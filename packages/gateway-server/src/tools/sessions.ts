@@ -5,6 +5,8 @@ import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { Redactor } from '../redact.js'
 import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
 import {
+  SESSION_PAGE_DEFAULT,
+  SESSION_PAGE_MAX,
   SessionDelete,
   SessionDeleteInput,
   SessionFork,
@@ -88,12 +90,11 @@ export function sessionListTool(
 ): ToolDefinition<typeof SessionListInput, typeof SessionList> {
   return {
     title: 'List your sessions',
-    description:
-      'List the sessions this credential created, newest first (limit 1-100, default 20; pass nextCursor for more).',
+    description: `List the sessions this credential created, newest first (limit 1-${SESSION_PAGE_MAX}, default ${SESSION_PAGE_DEFAULT}; pass nextCursor for more).`,
     input: SessionListInput,
     output: SessionList,
     hints: READ_ONLY_HINTS,
-    run: async ({ limit = 20, cursor }, _signal, call) => {
+    run: async ({ limit = SESSION_PAGE_DEFAULT, cursor }, _signal, call) => {
       const offset = decodeCursor(cursor)
       // Only as many of the newest sessions as this page needs (and one more, to know whether a
       // next page exists) are read and verified; see sessions/owned-page.ts.
