@@ -78,12 +78,5 @@ export function tempDir(prefix = 'sallyport-cli-'): { path: string; remove: () =
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) }
 }
 
-/** True while a process with this pid exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+/** True while a process with this pid exists (the one liveness check, from runtime-process). */
+export { isProcessAlive as alive } from '@sallyport/runtime-process'

@@ -6,6 +6,7 @@ export { RuntimeProcessError, type RuntimeProcessErrorCode } from './errors.ts'
 export {
   buildRuntimeBaseEnv,
   buildRuntimeEnv,
+  DEFAULT_RUNTIME_USERNAME,
   type LaunchRuntimeOptions,
   launchRuntime,
   NPM_OFFLINE,
@@ -17,6 +18,7 @@ export {
 } from './launch-runtime.ts'
 export {
   armOrphanWatchdog,
+  isProcessAlive,
   killProcessGroupsOnSignals,
   liveProcessGroupCount,
   type OrphanWatchdog,

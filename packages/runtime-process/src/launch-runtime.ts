@@ -63,6 +63,12 @@ export interface RuntimeBaseEnvInput {
   readonly extra?: Readonly<Record<string, string | undefined>> | undefined
 }
 
+/**
+ * The runtime server's own default HTTP Basic user name, and so the stack's default
+ * (`native.username`): whoever needs the default takes it from here.
+ */
+export const DEFAULT_RUNTIME_USERNAME = 'opencode'
+
 /** {@link RuntimeBaseEnvInput} plus the HTTP Basic credentials the server demands. */
 export interface RuntimeEnvInput extends RuntimeBaseEnvInput {
   readonly username: string

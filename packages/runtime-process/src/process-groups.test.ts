@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process'
 import { describe, expect, it, vi } from 'vitest'
-import { alive } from '../test/processes.ts'
-import { armOrphanWatchdog, killProcessGroupsOnSignals, liveProcessGroupCount } from './process-groups.ts'
+import {
+  armOrphanWatchdog,
+  isProcessAlive,
+  killProcessGroupsOnSignals,
+  liveProcessGroupCount,
+} from './process-groups.ts'
 import { spawnProcessGroup } from './spawn-process.ts'
 
 function startGroup(): { pid: number; stop: () => void } {
@@ -14,9 +18,9 @@ describe('armOrphanWatchdog', () => {
   it('kills the group when the pipe from this process closes (as on its death)', async () => {
     const group = startGroup()
     const watchdog = armOrphanWatchdog(group.pid)
-    expect(alive(group.pid)).toBe(true)
+    expect(isProcessAlive(group.pid)).toBe(true)
     watchdog.trigger()
-    await vi.waitFor(() => expect(alive(group.pid)).toBe(false), { timeout: 10_000, interval: 50 })
+    await vi.waitFor(() => expect(isProcessAlive(group.pid)).toBe(false), { timeout: 10_000, interval: 50 })
   })
 
   it('leaves the group alone once disarmed', async () => {
@@ -29,10 +33,10 @@ describe('armOrphanWatchdog', () => {
       watchdog.trigger()
       const until = Date.now() + 500
       while (Date.now() < until) {
-        expect(alive(group.pid), 'group killed although the watchdog was disarmed').toBe(true)
+        expect(isProcessAlive(group.pid), 'group killed although the watchdog was disarmed').toBe(true)
         await new Promise((resolve) => setTimeout(resolve, 25))
       }
-      expect(alive(group.pid)).toBe(true)
+      expect(isProcessAlive(group.pid)).toBe(true)
     } finally {
       group.stop()
     }
@@ -41,6 +45,25 @@ describe('armOrphanWatchdog', () => {
   it('rejects group ids that would signal more than one group', () => {
     expect(() => armOrphanWatchdog(0)).toThrow(RangeError)
     expect(() => armOrphanWatchdog(1)).toThrow(RangeError)
+  })
+})
+
+describe('isProcessAlive', () => {
+  it('is true for a running process, also one this user may not signal (EPERM)', () => {
+    expect(isProcessAlive(process.pid)).toBe(true)
+    // pid 1 always exists: root may signal it, anyone else gets EPERM; both mean alive.
+    expect(isProcessAlive(1)).toBe(true)
+  })
+
+  it('is false once a process has exited and been reaped', async () => {
+    const child = spawn('true', [], { stdio: 'ignore' })
+    await new Promise((resolve) => child.once('exit', resolve))
+    expect(isProcessAlive(child.pid!)).toBe(false)
+  })
+
+  it('is false for what is not a pid (0 and negative numbers name process groups)', () => {
+    for (const pid of [0, -1, -process.pid, 1.5, Number.NaN])
+      expect(isProcessAlive(pid), String(pid)).toBe(false)
   })
 })
 

@@ -39,6 +39,22 @@ export function armOrphanWatchdog(pgid: number): OrphanWatchdog {
   }
 }
 
+/**
+ * True while a process with this pid exists, also one of another user (`EPERM`) or a zombie not
+ * yet reaped. A pid only means something on the host that gave it. Not a positive integer: false
+ * (0 and negative numbers would name process groups).
+ */
+export function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 /** Signals a whole process group; false when it no longer exists. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   try {

@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { alive } from '../test/processes.ts'
-import { liveProcessGroupCount } from './process-groups.ts'
+import { isProcessAlive, liveProcessGroupCount } from './process-groups.ts'
 import { describeExit, spawnProcessGroup } from './spawn-process.ts'
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
@@ -62,7 +61,7 @@ describe('spawnProcessGroup', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(250)
     expect(info.signal).toBe('SIGKILL')
     expect(child.exited).toBe(true)
-    expect(alive(child.pid)).toBe(false)
+    expect(isProcessAlive(child.pid)).toBe(false)
     // The backgrounded `sleep` may linger as a zombie for a moment until it is reaped.
     await vi.waitFor(() => expect(() => process.kill(-child.pid, 0)).toThrow(/ESRCH/), { timeout: 5000 })
     expect(liveProcessGroupCount()).toBe(0)

@@ -1,6 +1,6 @@
 import { SchedulerError } from './errors.ts'
 import { readSmallFile, writeFileAtomic } from './fs-util.ts'
-import type { SchedulerPaths } from './paths.ts'
+import { type SchedulerPaths, STACK_CONFIG_FILE } from './paths.ts'
 import { hostTimeZone, isTimeZone } from './schedule.ts'
 import { isTaskId } from './task-source.ts'
 
@@ -66,7 +66,7 @@ type Document = Record<string, unknown>
 /** Largest configuration file read. */
 const MAX_CONFIG_BYTES = 1024 * 1024
 const ENGINE = 'config/akm/config.json'
-const STACK = 'sallyport.json'
+const STACK = STACK_CONFIG_FILE
 
 async function readDocument(path: string, shown: string): Promise<Document | undefined> {
   let text: string | undefined

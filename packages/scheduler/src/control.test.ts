@@ -2,10 +2,19 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
 import { schedulerErrorOf, useTempDirs } from '../test/helpers.ts'
-import { type ControlRequest, callScheduler, MAX_SOCKET_PATH_BYTES, serveControl } from './control.ts'
+import {
+  askScheduler,
+  type ControlRequest,
+  type ControlResult,
+  callScheduler,
+  MAX_SOCKET_PATH_BYTES,
+  serveControl,
+} from './control.ts'
 import { SchedulerError } from './errors.ts'
+import type { RunRecord } from './history.ts'
+import type { SchedulerStatus, SyncReport } from './scheduler.ts'
 
 const tempDir = useTempDirs('sp-ctl-')
 const servers: { close(): Promise<void> }[] = []
@@ -58,6 +67,18 @@ describe('serveControl / callScheduler', () => {
       outcome: 'completed',
       id: 'daily',
     })
+  })
+
+  it('askScheduler gives the answer typed by the request', async () => {
+    const path = join(tempDir(), 's.sock')
+    await serve(path, handler)
+    const status = await askScheduler(path, { op: 'status' })
+    expectTypeOf(status).toEqualTypeOf<SchedulerStatus>()
+    expect(status).toEqual({ healthy: true, running: [] })
+    expectTypeOf<ControlResult<{ op: 'sync'; rebind: true }>>().toEqualTypeOf<SyncReport>()
+    expectTypeOf<ControlResult<{ op: 'run'; id: string }>>().toEqualTypeOf<RunRecord>()
+    const error = await schedulerErrorOf(askScheduler(path, { op: 'run', id: 'missing' }))
+    expect(error.code).toBe('ERR_SCHEDULER_NOT_FOUND')
   })
 
   it('maps a SchedulerError of the handler to the same code and message', async () => {

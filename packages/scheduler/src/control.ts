@@ -2,12 +2,24 @@ import { chmod, unlink } from 'node:fs/promises'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import { basename, dirname } from 'node:path'
 import { SchedulerError } from './errors.ts'
+import type { RunRecord } from './history.ts'
+import type { SchedulerStatus, SyncReport } from './scheduler.ts'
 
 /** Requests the running scheduler answers on its control socket (`state/scheduler.sock`). */
 export type ControlRequest =
   | { readonly op: 'status' }
   | { readonly op: 'sync'; readonly rebind?: boolean }
   | { readonly op: 'run'; readonly id: string }
+
+/** What the running scheduler answers to each request `op`: the contract of both ends. */
+export interface ControlResults {
+  readonly status: SchedulerStatus
+  readonly sync: SyncReport
+  readonly run: RunRecord
+}
+
+/** The answer to `request`, e.g. `ControlResult<{ op: 'status' }>` is {@link SchedulerStatus}. */
+export type ControlResult<R extends ControlRequest> = ControlResults[R['op']]
 
 export type ControlResponse =
   | { readonly ok: true; readonly result: unknown }
@@ -106,9 +118,10 @@ function parseRequest(line: string | undefined): ControlRequest | undefined {
 }
 
 /**
- * Sends one request to the running scheduler. Throws `ERR_SCHEDULER_UNAVAILABLE` when none
- * answers (no socket, refused, or no answer within `timeoutMs`), and a `SchedulerError` with the
- * scheduler's code when it answers with an error.
+ * Sends one request to the running scheduler and returns its answer as it came: untyped, so any
+ * server (a test double too) can be asked; {@link askScheduler} is the typed form. Throws
+ * `ERR_SCHEDULER_UNAVAILABLE` when none answers (no socket, refused, or no answer within
+ * `timeoutMs`), and a `SchedulerError` with the scheduler's code when it answers with an error.
  */
 export async function callScheduler(
   path: string,
@@ -155,6 +168,20 @@ export async function callScheduler(
       : 'ERR_SCHEDULER_RECONCILE') as SchedulerError['code'],
     response.error,
   )
+}
+
+/**
+ * {@link callScheduler} with the answer typed by the request's `op` ({@link ControlResults}):
+ * `status` gives a `SchedulerStatus`, `sync` a `SyncReport`, `run` a `RunRecord`. Not validated
+ * at run time: the scheduler answering runs this same package (`daemonEntryPath`), and
+ * `runSchedulerDaemon`'s answers are checked against the same map at compile time.
+ */
+export function askScheduler<R extends ControlRequest>(
+  path: string,
+  request: R,
+  timeoutMs?: number,
+): Promise<ControlResult<R>> {
+  return callScheduler(path, request, timeoutMs) as Promise<ControlResult<R>>
 }
 
 /**

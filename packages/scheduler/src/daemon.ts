@@ -1,12 +1,14 @@
 import { readFile } from 'node:fs/promises'
+import { DEFAULT_RUNTIME_USERNAME } from '@sallyport/runtime-process'
 import { createUpstreamClient, type UpstreamClient } from '@sallyport/upstream-client'
-import { serveControl } from './control.ts'
+import { type ControlResults, serveControl } from './control.ts'
 import { readEngineConfig } from './engine-config.ts'
 import { SchedulerError } from './errors.ts'
 import { appendHistory } from './history.ts'
 import { schedulerPaths } from './paths.ts'
 import { runTask } from './run-task.ts'
 import { createScheduler, type SchedulerClock, type SyncReport } from './scheduler.ts'
+import { parseStackEnv } from './stack-env.ts'
 import { checkTaskId } from './task-source.ts'
 
 /** One structured log line (JSON on stdout): never a prompt, a password or an upstream id. */
@@ -46,7 +48,7 @@ export async function runSchedulerDaemon(options: DaemonOptions): Promise<void> 
 
   const runtime = async (): Promise<{ client: UpstreamClient; agent: string }> => {
     const engine = await readEngineConfig(paths)
-    const env = parseEnvFile(await readFile(paths.stackEnv, 'utf8'))
+    const env = parseStackEnv(await readFile(paths.stackEnv, 'utf8'))
     const baseUrl = env.get('SALLYPORT_NATIVE_URL')
     const directory = env.get('SALLYPORT_WORKSPACE')
     if (!baseUrl || !directory)
@@ -54,7 +56,8 @@ export async function runSchedulerDaemon(options: DaemonOptions): Promise<void> 
         'ERR_SCHEDULER_CONFIG',
         'state/stack.env names no native server: start the stack with `sallyport up`',
       )
-    const username = env.get('SALLYPORT_NATIVE_USERNAME') || 'opencode'
+    // `up` always records the user name; the runtime's default stands in for a stack.env without it.
+    const username = env.get('SALLYPORT_NATIVE_USERNAME') || DEFAULT_RUNTIME_USERNAME
     const password = (await readFile(engine.passwordFile, 'utf8')).trim()
     const key = `${baseUrl}\n${username}\n${directory}\n${password}`
     if (client?.key !== key) {
@@ -112,14 +115,15 @@ export async function runSchedulerDaemon(options: DaemonOptions): Promise<void> 
     onEvent: (event) => log(event.event === 'task_slot_missed' ? 'warn' : 'info', event),
   })
 
+  // Each answer is what `askScheduler` promises for its request.
   const control = await serveControl(paths.socket, async (request) => {
     switch (request.op) {
       case 'status':
-        return scheduler.status()
+        return scheduler.status() satisfies ControlResults['status']
       case 'sync':
-        return scheduler.sync(request.rebind === true)
+        return scheduler.sync(request.rebind === true) satisfies Promise<ControlResults['sync']>
       case 'run':
-        return scheduler.runNow(checkTaskId(request.id))
+        return scheduler.runNow(checkTaskId(request.id)) satisfies Promise<ControlResults['run']>
     }
   })
   log('info', { event: 'scheduler_started' }, 'scheduler started')
@@ -155,16 +159,4 @@ function logSync(log: SchedulerLog, report: SyncReport): void {
     manual: report.manual.length,
     invalid: report.invalid.length,
   })
-}
-
-/** `NAME='value'` lines of `state/stack.env`. */
-function parseEnvFile(text: string): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const line of text.split('\n')) {
-    const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line)
-    if (!match?.[1]) continue
-    const raw = match[2] ?? ''
-    out.set(match[1], raw.startsWith("'") ? raw.slice(1, -1).replaceAll(`'\\''`, "'") : raw)
-  }
-  return out
 }

@@ -91,7 +91,7 @@ export async function readEngineConfig(paths: SchedulerPaths): Promise<EngineTar
     )
   const config = parsed.data
   const passwordFile = resolve(paths.akmDir, config.engine.passwordFile)
-  if (passwordFile !== resolve(paths.stateDir, 'native-password'))
+  if (passwordFile !== paths.nativePassword)
     throw new SchedulerError(
       'ERR_SCHEDULER_CONFIG',
       'config/akm/config.json: engine.passwordFile must be ../../state/native-password',

@@ -7,8 +7,11 @@
  */
 export { type HostSettings, readHostSettings, setTaskEnabled } from './activation.ts'
 export {
+  askScheduler,
   type ControlRequest,
   type ControlResponse,
+  type ControlResult,
+  type ControlResults,
   callScheduler,
   MAX_SOCKET_PATH_BYTES,
   serveControl,
@@ -33,7 +36,7 @@ export {
 } from './history.ts'
 export { type TaskLockOptions, withTaskLock } from './lock.ts'
 export { checkOutputPath, DEFAULT_OUTPUT, expandOutputPath, RESERVED_KNOWLEDGE_DIRS } from './output-path.ts'
-export { type SchedulerPaths, schedulerPaths, shown } from './paths.ts'
+export { type SchedulerPaths, STACK_CONFIG_FILE, schedulerPaths, shown } from './paths.ts'
 export {
   bundledTasksPluginPath,
   daemonEntryPath,
@@ -71,6 +74,7 @@ export {
   type SyncReport,
   systemClock,
 } from './scheduler.ts'
+export { parseStackEnv, quoteStackEnvValue } from './stack-env.ts'
 export {
   type InvalidTask,
   MAX_TASK_FILES,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { open, readFile, stat, unlink } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { isProcessAlive } from '@sallyport/runtime-process'
 import { SchedulerError } from './errors.ts'
 
 /** How long a mutation waits for the task lock, and when a held lock counts as abandoned. */
@@ -11,15 +12,6 @@ export interface TaskLockOptions {
 }
 
 const inProcess = new Map<string, Promise<unknown>>()
-
-function pidIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /**
  * Runs `work` while holding the task lock (`config/akm/.tasks.lock`), so that the CLI, the
@@ -97,7 +89,7 @@ async function staleContent(path: string, staleMs: number): Promise<string | und
   try {
     const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)])
     const pid = Number.parseInt(text, 10)
-    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || !pidIsAlive(pid))) return text
+    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || !isProcessAlive(pid))) return text
     return Date.now() - info.mtimeMs > staleMs ? text : undefined
   } catch {
     return undefined

@@ -1,6 +1,12 @@
 import { join, resolve } from 'node:path'
 
-/** Every file the scheduler reads or writes, derived from the stack directory. */
+/** The name of the one stack configuration file the operator edits, at the stack root. */
+export const STACK_CONFIG_FILE = 'sallyport.json'
+
+/**
+ * Every file the scheduler reads or writes, derived from the stack directory. The CLI's stack
+ * layout takes the parts it shares with the scheduler from here, so each is named once.
+ */
 export interface SchedulerPaths {
   readonly root: string
   /** `sallyport.json`: `assistant.timezone` (read only). */
@@ -15,6 +21,8 @@ export interface SchedulerPaths {
   /** `knowledge/task-history/<id>.jsonl`. */
   readonly historyDir: string
   readonly stateDir: string
+  /** `state/native-password`: the native server's password, the engine's only secret. */
+  readonly nativePassword: string
   /** The running scheduler's control socket (0600, in the private `state/`). */
   readonly socket: string
   /** Recorded by `up` on every start: the native URL and user name. */
@@ -29,7 +37,7 @@ export function schedulerPaths(root: string): SchedulerPaths {
   const stateDir = join(base, 'state')
   return {
     root: base,
-    stackConfig: join(base, 'sallyport.json'),
+    stackConfig: join(base, STACK_CONFIG_FILE),
     akmDir,
     engineConfig: join(akmDir, 'config.json'),
     lockFile: join(akmDir, '.tasks.lock'),
@@ -38,6 +46,7 @@ export function schedulerPaths(root: string): SchedulerPaths {
     disabledTasksDir: join(knowledgeDir, 'disabled-tasks'),
     historyDir: join(knowledgeDir, 'task-history'),
     stateDir,
+    nativePassword: join(stateDir, 'native-password'),
     socket: join(stateDir, 'scheduler.sock'),
     stackEnv: join(stateDir, 'stack.env'),
   }

@@ -1,4 +1,4 @@
-import { callScheduler } from './control.ts'
+import { askScheduler } from './control.ts'
 import { SchedulerError } from './errors.ts'
 import type { SyncReport } from './scheduler.ts'
 import type { Reconciler } from './task-helper.ts'
@@ -14,7 +14,7 @@ export function socketReconciler(socket: string): Reconciler {
   return async ({ id, activates }) => {
     let report: SyncReport
     try {
-      report = (await callScheduler(socket, { op: 'sync' }, 30_000)) as SyncReport
+      report = await askScheduler(socket, { op: 'sync' }, 30_000)
     } catch (error) {
       if (SchedulerError.isInstance(error) && error.code === 'ERR_SCHEDULER_UNAVAILABLE') return 'deferred'
       if (activates === false) return 'deferred'
