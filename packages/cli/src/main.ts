@@ -1,3 +1,4 @@
+import { DEFAULT_OAUTH_ALGORITHMS, OAUTH_ALGORITHMS } from '@sallyport/gateway-server/config'
 import yargs, { type Argv } from 'yargs'
 import { configOAuth } from './commands/config-oauth.ts'
 import { clientsHelp, connect } from './commands/connect.ts'
@@ -367,7 +368,7 @@ export function buildParser(args: string[], io: Io): Argv {
               .option('algorithms', {
                 type: 'string',
                 array: true,
-                describe: 'Allowed algorithms: RS256, PS256, ES256, EdDSA (default RS256)',
+                describe: `Allowed algorithms: ${OAUTH_ALGORITHMS.join(', ')} (default ${DEFAULT_OAUTH_ALGORITHMS.join(', ')})`,
               })
               .option('json', jsonOption)
               .example(

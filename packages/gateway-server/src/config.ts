@@ -115,9 +115,11 @@ export const DEFAULT_LIMITS: Readonly<GatewayLimits> = Object.freeze(GatewayLimi
 
 // ---- OAuth ----
 
-/** Algorithms the spec allows for OAuth access tokens; the default is RS256. */
+/** Algorithms the spec allows for OAuth access tokens. */
 export const OAUTH_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const
 export type OAuthAlgorithm = (typeof OAUTH_ALGORITHMS)[number]
+/** The algorithms accepted when none are configured. */
+export const DEFAULT_OAUTH_ALGORITHMS: readonly OAuthAlgorithm[] = Object.freeze(['RS256'])
 
 const httpsUrl = z
   .string()
@@ -139,7 +141,10 @@ export const OAuthOptionsSchema = z
       .array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token'))
       .max(64)
       .default([]),
-    algorithms: z.array(z.enum(OAUTH_ALGORITHMS)).min(1).default(['RS256']),
+    algorithms: z
+      .array(z.enum(OAUTH_ALGORITHMS))
+      .min(1)
+      .default([...DEFAULT_OAUTH_ALGORITHMS]),
   })
   .strict()
 /** OAuth options as given (scopes and algorithms optional). */

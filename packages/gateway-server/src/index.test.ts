@@ -33,6 +33,7 @@ describe('package entries', () => {
         'AllowedOriginSchema',
         'AllowedOriginsSchema',
         'DEFAULT_LIMITS',
+        'DEFAULT_OAUTH_ALGORITHMS',
         'GatewayLimitsSchema',
         'LIMIT_BOUNDS',
         'MAX_ALLOWED_ORIGINS',

@@ -7,6 +7,7 @@ import { requireStack } from '../stack/require-stack.ts'
 import { readPasswordFile } from '../stack/secrets.ts'
 import { loadStackConfig } from '../stack/stack-config.ts'
 import { readStackEnv } from '../stack/stack-env.ts'
+import { resolveStackPlan } from '../stack/stack-plan.ts'
 
 export interface AttachOptions {
   readonly dir: string
@@ -25,23 +26,28 @@ export interface AttachOptions {
 export async function attach(options: AttachOptions, io: Io): Promise<number> {
   const layout = await requireStack(options.dir, overridesFromEnv(io.env))
   const config = await loadStackConfig(layout.configFile)
-  const url = options.url ?? (await readStackEnv(layout)).get('SALLYPORT_NATIVE_URL')
+  // --url, else the URL the last start recorded (state/stack.env is read only then). Unlike the
+  // gateway, attach never falls back to a port of sallyport.json alone.
+  const recorded = options.url === undefined ? await readStackEnv(layout) : new Map<string, string>()
+  const plan = resolveStackPlan({ layout, config, env: io.env, recorded, flags: { nativeUrl: options.url } })
+  const { nativeUrl, nativePasswordFile, nativeUsername } = plan.gateway
+  const url = options.url !== undefined || recorded.has('SALLYPORT_NATIVE_URL') ? nativeUrl : undefined
   if (!url)
     throw new CliError(
       'ERR_CLI_USAGE',
       'no native server URL recorded: run `sallyport up` first or pass --url',
     )
-  const password = await readPasswordFile(layout.nativePassword, 'state/native-password')
+  const password = await readPasswordFile(nativePasswordFile.path, nativePasswordFile.shownAs)
   const binary = resolveBinary(io.env)
   const args = ['attach', url, '--dir', layout.workspace]
   if (options.session) args.push('--session', options.session)
   if (options.continue) args.push('--continue')
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(io.env)) {
-    // No inherited credentials of any other server, nor the operator's own OPENCODE_* settings.
+    // No inherited credentials of any other server: OPENCODE_SERVER_* goes, other OPENCODE_* stays.
     if (value !== undefined && !key.startsWith('OPENCODE_SERVER_')) env[key] = value
   }
-  env.OPENCODE_SERVER_USERNAME = config.native.username
+  env.OPENCODE_SERVER_USERNAME = nativeUsername
   env.OPENCODE_SERVER_PASSWORD = password
   const child = spawn(binary, args, { stdio: 'inherit', env })
   return new Promise((resolve, reject) => {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
+import { OAuthOptionsSchema } from '@sallyport/gateway-server/config'
 import { CliError } from '../errors.ts'
 import type { Io } from '../io.ts'
 import { jsonText } from '../stack/managed-files.ts'
 import { requireStack } from '../stack/require-stack.ts'
-import { type OAuthConfig, OAuthConfigSchema, validateStackConfig } from '../stack/stack-config.ts'
+import { type OAuthConfig, validateStackConfig } from '../stack/stack-config.ts'
 
 export interface ConfigOAuthOptions {
   readonly dir: string
@@ -38,9 +39,10 @@ export async function configOAuth(options: ConfigOAuthOptions, io: Io): Promise<
     jwksUrl: options.jwksUrl,
     audience: options.audience,
     scopes: splitList(options.scopes),
-    algorithms: algorithms.length > 0 ? algorithms : ['RS256'],
+    // None given: the schema's default.
+    ...(algorithms.length > 0 && { algorithms }),
   }
-  const parsed = OAuthConfigSchema.safeParse(candidate)
+  const parsed = OAuthOptionsSchema.safeParse(candidate)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const flag = flagName(String(issue?.path[0] ?? ''))

@@ -22,7 +22,12 @@ import {
 import { resolveNativePort } from '../stack/ports.ts'
 import { runtimeGuardWrapperPath, tasksWrapperPath } from '../stack/runtime-guard-plugin.ts'
 import { ensurePasswordFile } from '../stack/secrets.ts'
-import { defaultStackConfig, detectTimeZone, loadStackConfig } from '../stack/stack-config.ts'
+import {
+  DEFAULT_NATIVE_PORT,
+  defaultStackConfig,
+  detectTimeZone,
+  loadStackConfig,
+} from '../stack/stack-config.ts'
 import { readStackEnv, renderStackEnv, stackEnvVariables } from '../stack/stack-env.ts'
 
 /** One path `init` looked at. */
@@ -217,9 +222,9 @@ export function formatInitResult(result: InitResult): string {
       ? `Stack at ${result.dir} is complete: nothing to create.`
       : `Stack at ${result.dir}: created ${createdCount}, kept ${result.entries.length - createdCount}.`,
   )
-  if (result.nativePortChosen !== undefined && result.nativePortChosen !== 3810) {
+  if (result.nativePortChosen !== undefined && result.nativePortChosen !== DEFAULT_NATIVE_PORT) {
     lines.push(
-      `Port 3810 was taken: the native server will use ${result.nativePortChosen} (recorded in state/stack.env).`,
+      `Port ${DEFAULT_NATIVE_PORT} was taken: the native server will use ${result.nativePortChosen} (recorded in state/stack.env).`,
     )
   }
   lines.push(`User preferences: ${result.preferencesFile}`)

@@ -78,6 +78,7 @@ export async function serve(options: ServeOptions, io: Io): Promise<void> {
     }),
   )
   logger.info(
+    // The bound URL, not plan.gateway.mcpUrl: `--port 0` binds a port the system picks.
     { event: 'ready', mcpUrl: `${gateway.url.replace(/\/$/, '')}/mcp` },
     `gateway serving ${gateway.url}`,
   )

@@ -1,5 +1,5 @@
 import {
-  callScheduler,
+  askScheduler,
   compileSchedule,
   createTaskHelper,
   HOSTILE_CONTENT_GUIDANCE,
@@ -70,7 +70,7 @@ const invalidLine = (bad: InvalidTask): string => `${bad.file}  INVALID  ${bad.p
 /** The running scheduler's status, or undefined when none answers. */
 async function schedulerStatus(socket: string): Promise<SchedulerStatus | undefined> {
   try {
-    return (await callScheduler(socket, { op: 'status' }, 3000)) as SchedulerStatus
+    return await askScheduler(socket, { op: 'status' }, 3000)
   } catch {
     return undefined
   }
@@ -254,11 +254,11 @@ export async function taskRun(options: TaskCommandOptions & { id: string }, io: 
   const { paths, helper } = await helperFor(options.dir)
   const view = await helper.show(options.id)
   io.err(`running ${options.id} (up to ${view.task.timeoutSeconds}s)…\n`)
-  const record = (await callScheduler(
+  const record = await askScheduler(
     paths.socket,
     { op: 'run', id: options.id },
     (view.task.timeoutSeconds + 90) * 1000,
-  )) as RunRecord
+  )
   print(io, options.json, { id: options.id, ...record }, runLine(record))
   if (record.outcome !== 'completed')
     throw new CliError(
@@ -272,7 +272,7 @@ export async function taskSync(options: TaskCommandOptions & { rebind: boolean }
   const { paths, helper } = await helperFor(options.dir)
   let report: SyncReport
   try {
-    report = (await callScheduler(paths.socket, { op: 'sync', rebind: options.rebind }, 30_000)) as SyncReport
+    report = await askScheduler(paths.socket, { op: 'sync', rebind: options.rebind }, 30_000)
   } catch (error) {
     if (!SchedulerError.isInstance(error) || error.code !== 'ERR_SCHEDULER_UNAVAILABLE') throw error
     const result = await helper.validate()

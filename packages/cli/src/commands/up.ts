@@ -9,8 +9,8 @@ import { assertPortFree, resolveNativePort } from '../stack/ports.ts'
 import { requireStack } from '../stack/require-stack.ts'
 import { readPasswordFile } from '../stack/secrets.ts'
 import { assertSecretsOutsideWorkspace } from '../stack/secrets-outside-workspace.ts'
-import { loadStackConfig, portClash } from '../stack/stack-config.ts'
-import { httpUrl, readStackEnv } from '../stack/stack-env.ts'
+import { DEFAULT_NATIVE_PORT, loadStackConfig, portClash } from '../stack/stack-config.ts'
+import { readStackEnv } from '../stack/stack-env.ts'
 import { resolveStackPlan } from '../stack/stack-plan.ts'
 import { type StartStackInput, startStack } from '../stack/start-stack.ts'
 import { superviseStack } from '../stack/supervise-stack.ts'
@@ -63,7 +63,7 @@ export async function up(options: UpOptions, io: Io): Promise<UpResult> {
   if ('stoppedBy' in started) return { reason: started.stoppedBy }
   // Asked of the running runtime while the stack is supervised (it never delays a stop).
   void warnIfNoModel(logger, {
-    baseUrl: planned.plan.native.url as string,
+    baseUrl: planned.plan.native.url,
     username: planned.plan.native.username,
     password: planned.nativePassword,
     directory: planned.layout.workspace,
@@ -107,10 +107,10 @@ export async function planUp(options: UpOptions, io: Io, logger: Logger): Promis
   )
   const binary = resolveBinary(io.env)
   const native = await resolveNativePort(config, recorded)
-  if (native.fresh && native.port !== 3810) {
+  if (native.fresh && native.port !== DEFAULT_NATIVE_PORT) {
     logger.warn(
       { event: 'native_port_chosen', port: native.port },
-      `port 3810 is taken: the native server uses ${native.port}`,
+      `port ${DEFAULT_NATIVE_PORT} is taken: the native server uses ${native.port}`,
     )
   }
   const plan = resolveStackPlan({
@@ -133,11 +133,10 @@ export async function planUp(options: UpOptions, io: Io, logger: Logger): Promis
   await assertPortFree(plan.gateway.bindHost, plan.gateway.port, 'gateway.port')
   await assertPortFree(plan.native.host, native.port, 'native.port')
   await assertPortFree(plan.moderator.host, plan.moderator.port, 'moderator.port')
-  const nativeUrl = plan.native.url ?? httpUrl(plan.native.host, native.port)
   return {
     layout,
     config,
-    plan: { ...plan, native: { ...plan.native, port: native.port, url: nativeUrl } },
+    plan,
     binary,
     nativePassword,
     moderatorPassword,

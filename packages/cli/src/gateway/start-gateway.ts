@@ -1,7 +1,8 @@
+import type { GatewayLimits } from '@sallyport/gateway-server/config'
 import type { Logger } from 'pino'
 import { CliError } from '../errors.ts'
 import type { StackLayout } from '../stack/layout.ts'
-import type { GatewayLimitsConfig, OAuthConfig, StackConfig } from '../stack/stack-config.ts'
+import type { OAuthConfig, StackConfig } from '../stack/stack-config.ts'
 import type { StackPlan } from '../stack/stack-plan.ts'
 import { knownSecretsOf } from './known-secrets.ts'
 
@@ -17,7 +18,7 @@ export interface StartGatewayOptions {
   readonly allowedOrigins: readonly string[]
   readonly oauth?: OAuthConfig | undefined
   /** `gateway.limits` of sallyport.json. */
-  readonly limits?: GatewayLimitsConfig | undefined
+  readonly limits?: GatewayLimits | undefined
   /** The moderator runtime (without it, every input the local screen escalates is blocked). */
   readonly moderator?: StartGatewayModerator | undefined
   readonly logger: Logger

@@ -1,8 +1,9 @@
 import { join, resolve } from 'node:path'
 import type { RuntimeDirs } from '@sallyport/runtime-process'
+import { schedulerPaths, shown } from '@sallyport/scheduler'
 
-/** The name of the one stack configuration file the operator edits, at the stack root. */
-export const STACK_CONFIG_FILE = 'sallyport.json'
+// `sallyport.json`, the one stack configuration file: named by the scheduler, which reads it too.
+export { STACK_CONFIG_FILE } from '@sallyport/scheduler'
 
 /**
  * Per-runtime private directories inside `state/` (HOME and XDG dirs of one runtime process);
@@ -91,22 +92,22 @@ export function overridesFromEnv(env: NodeJS.ProcessEnv): LayoutOverrides {
 
 /** The layout of the stack rooted at `dir` (resolved against the current directory). */
 export function stackLayout(dir: string, overrides: LayoutOverrides = {}): StackLayout {
-  const root = resolve(dir)
-  const stateDir = join(root, 'state')
+  // The parts the scheduler reads too are named once, in its paths.
+  const shared = schedulerPaths(dir)
+  const { root, stateDir, knowledgeDir } = shared
   const credentialsDir = join(stateDir, 'credentials')
   const systemDir = join(root, 'system')
   const configDir = join(root, 'config')
-  const knowledgeDir = join(root, 'knowledge')
   const policyDir = overrides.policyDir ? resolve(overrides.policyDir) : join(configDir, 'opencode')
   const moderatorRoot = join(stateDir, 'moderator')
   return {
     root,
-    configFile: join(root, STACK_CONFIG_FILE),
+    configFile: shared.stackConfig,
     stateDir,
     handleSecret: join(stateDir, 'handle-secret'),
-    nativePassword: join(stateDir, 'native-password'),
+    nativePassword: shared.nativePassword,
     moderatorPassword: join(stateDir, 'moderator-password'),
-    stackEnv: join(stateDir, 'stack.env'),
+    stackEnv: shared.stackEnv,
     credentialsDir,
     ownerKeyFile: join(credentialsDir, 'owner', 'key'),
     assistantState: runtimeDirs(join(stateDir, 'assistant')),
@@ -118,13 +119,13 @@ export function stackLayout(dir: string, overrides: LayoutOverrides = {}): Stack
     policyDir,
     policyFile: join(policyDir, 'opencode.json'),
     userConfigDir: join(configDir, 'assistant'),
-    akmDir: join(configDir, 'akm'),
-    akmConfig: join(configDir, 'akm', 'config.json'),
+    akmDir: shared.akmDir,
+    akmConfig: shared.engineConfig,
     knowledgeDir,
     secretsDir: join(knowledgeDir, 'secrets'),
     authFile: join(knowledgeDir, 'secrets', 'auth.json'),
-    tasksDir: join(knowledgeDir, 'tasks'),
-    disabledTasksDir: join(knowledgeDir, 'disabled-tasks'),
+    tasksDir: shared.tasksDir,
+    disabledTasksDir: shared.disabledTasksDir,
     userEnvFile: join(knowledgeDir, 'env', 'user.env'),
     workspace: overrides.workspace ? resolve(overrides.workspace) : join(root, 'workspace'),
   }
@@ -132,5 +133,5 @@ export function stackLayout(dir: string, overrides: LayoutOverrides = {}): Stack
 
 /** `path` relative to the stack root for messages (`state/handle-secret`); other paths unchanged. */
 export function relativeToStack(layout: StackLayout, path: string): string {
-  return path.startsWith(`${layout.root}/`) ? path.slice(layout.root.length + 1) : path
+  return shown(layout, path)
 }

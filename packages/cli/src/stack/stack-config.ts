@@ -2,18 +2,22 @@ import { readFile } from 'node:fs/promises'
 import {
   AllowedOriginsSchema,
   DEFAULT_LIMITS,
-  type GatewayLimits,
   GatewayLimitsSchema,
   OAuthOptionsSchema,
 } from '@sallyport/gateway-server/config'
+import { DEFAULT_RUNTIME_USERNAME } from '@sallyport/runtime-process'
 import { isTimeZone } from '@sallyport/scheduler'
 import { z } from 'zod'
 import { CliError } from '../errors.ts'
 
 /** The native server's default port (spec: "native server bind 127.0.0.1:3810 default"). */
 export const DEFAULT_NATIVE_PORT = 3810
+/** The native server's Basic auth user unless `native.username` names another (the runtime's own default). */
+export const DEFAULT_NATIVE_USERNAME = DEFAULT_RUNTIME_USERNAME
 /** The moderator's port (spec: "moderator port 4097 on container loopback"). */
 export const DEFAULT_MODERATOR_PORT = 4097
+/** The moderator runtime's fixed bind host. */
+export const MODERATOR_HOST = '127.0.0.1'
 export const DEFAULT_GATEWAY_PORT = 8787
 
 const Port = z.number().int().min(1).max(65535)
@@ -23,18 +27,10 @@ const Host = z
   .max(253)
   .regex(/^[A-Za-z0-9.:_-]+$/, 'must be a host name or an IP address')
 /** OAuth resource-server settings written by `sallyport config oauth`: the gateway's own schema. */
-export const OAuthConfigSchema = OAuthOptionsSchema
 export type OAuthConfig = z.output<typeof OAuthOptionsSchema>
 
 /** True when `zone` is an IANA time zone this Node knows (the scheduler's check: one definition). */
 export { isTimeZone }
-
-/**
- * The gateway's connection and per-credential limits, written out by `init` so operators see and
- * tune them: the gateway's own defaults and bounds (`@sallyport/gateway-server/config`).
- */
-export const DEFAULT_GATEWAY_LIMITS = DEFAULT_LIMITS
-export type GatewayLimitsConfig = GatewayLimits
 
 /**
  * `sallyport.json`: the operator's intent. `up` derives `state/stack.env` from it on every start.
@@ -50,7 +46,10 @@ export const StackConfigSchema = z
         port: Port.default(DEFAULT_GATEWAY_PORT),
         /** Exact browser origins allowed on `/mcp` (`GATEWAY_ALLOWED_ORIGINS`); empty: none. */
         allowedOrigins: AllowedOriginsSchema,
-        /** Connection and per-credential limits; each omitted field takes its default. */
+        /**
+         * Connection and per-credential limits, written out by `init` so operators see and tune
+         * them: the gateway's own defaults and bounds. Each omitted field takes its default.
+         */
         limits: GatewayLimitsSchema.default({ ...DEFAULT_LIMITS }),
       })
       .strict(),
@@ -61,7 +60,7 @@ export const StackConfigSchema = z
         username: z
           .string()
           .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
-          .default('opencode'),
+          .default(DEFAULT_NATIVE_USERNAME),
       })
       .strict(),
     /**
@@ -99,7 +98,7 @@ export const StackConfigSchema = z
       })
       .strict()
       .optional(),
-    oauth: OAuthConfigSchema.optional(),
+    oauth: OAuthOptionsSchema.optional(),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -143,7 +142,7 @@ export function stackListeners(
     ...(nativePort === 'auto'
       ? []
       : [{ setting: 'native.port' as const, host: config.native.host, port: nativePort }]),
-    { setting: 'moderator.port' as const, host: '127.0.0.1', port: config.moderator.port },
+    { setting: 'moderator.port' as const, host: MODERATOR_HOST, port: config.moderator.port },
   ]
 }
 
@@ -182,9 +181,9 @@ export function defaultStackConfig(timezone: string, options: { container?: bool
       host: options.container ? '0.0.0.0' : '127.0.0.1',
       port: DEFAULT_GATEWAY_PORT,
       allowedOrigins: [],
-      limits: { ...DEFAULT_GATEWAY_LIMITS },
+      limits: { ...DEFAULT_LIMITS },
     },
-    native: { host: '127.0.0.1', port: 'auto', username: 'opencode' },
+    native: { host: '127.0.0.1', port: 'auto', username: DEFAULT_NATIVE_USERNAME },
     moderator: { port: DEFAULT_MODERATOR_PORT, deadlineMs: 20_000, concurrency: 2, queueLimit: 32 },
     assistant: { timezone },
   }

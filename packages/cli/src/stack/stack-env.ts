@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
+import { parseStackEnv, quoteStackEnvValue } from '@sallyport/scheduler'
 import type { StackLayout } from './layout.ts'
-import type { StackConfig } from './stack-config.ts'
+import { MODERATOR_HOST, type StackConfig } from './stack-config.ts'
 
 /** First line of `state/stack.env`. */
 export const STACK_ENV_HEADER =
@@ -28,27 +29,19 @@ export function stackEnvVariables(
     ['SALLYPORT_NATIVE_URL', nativeUrl],
     ['SALLYPORT_NATIVE_USERNAME', config.native.username],
     ['SALLYPORT_NATIVE_PASSWORD_FILE', layout.nativePassword],
-    ['SALLYPORT_MODERATOR_URL', `http://127.0.0.1:${config.moderator.port}`],
+    ['SALLYPORT_MODERATOR_URL', httpUrl(MODERATOR_HOST, config.moderator.port)],
     ['SALLYPORT_WORKSPACE', layout.workspace],
     ['TZ', config.assistant.timezone],
   ]
 }
 
-/** The text of `state/stack.env`: the header line, then `NAME=value` lines (values single-quoted). */
+/**
+ * The text of `state/stack.env`: the header line, then `NAME=value` lines (values single-quoted).
+ * The quoting belongs to `@sallyport/scheduler`, which reads the file too.
+ */
 export function renderStackEnv(variables: [string, string][]): string {
-  const lines = variables.map(([name, value]) => `${name}=${quote(value)}`)
+  const lines = variables.map(([name, value]) => `${name}=${quoteStackEnvValue(value)}`)
   return `${STACK_ENV_HEADER}\n${lines.join('\n')}\n`
-}
-
-/** Parses a file written by {@link renderStackEnv}; unknown or malformed lines are ignored. */
-export function parseStackEnv(text: string): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const line of text.split('\n')) {
-    const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line)
-    if (!match?.[1]) continue
-    out.set(match[1], unquote(match[2] ?? ''))
-  }
-  return out
 }
 
 /** Reads the previous `state/stack.env`, or an empty map when there is none. */
@@ -76,14 +69,4 @@ export function hostForUrl(host: string): string {
 /** `http://host:port` for a server bound to `host` (IPv6 literals in brackets). */
 export function httpUrl(host: string, port: number): string {
   return `http://${hostForUrl(host)}:${port}`
-}
-
-function quote(value: string): string {
-  if (/[\n\r\0]/.test(value)) throw new RangeError('stack.env values must be single-line')
-  return `'${value.replaceAll("'", `'\\''`)}'`
-}
-
-function unquote(value: string): string {
-  if (!value.startsWith("'")) return value
-  return value.slice(1, -1).replaceAll(`'\\''`, "'")
 }

@@ -1,10 +1,15 @@
-import { allowedOrigins } from './allowed-origins.ts'
+import { selectAllowedOrigins } from '@sallyport/gateway-server/config'
 import type { StackLayout } from './layout.ts'
-import { DEFAULT_NATIVE_PORT, type Listener, type StackConfig, stackListeners } from './stack-config.ts'
+import {
+  DEFAULT_NATIVE_PORT,
+  type Listener,
+  MODERATOR_HOST,
+  type StackConfig,
+  stackListeners,
+} from './stack-config.ts'
 import { connectHost, httpUrl } from './stack-env.ts'
 
-/** The moderator runtime's fixed bind host and Basic auth user. */
-export const MODERATOR_HOST = '127.0.0.1'
+/** The moderator runtime's fixed Basic auth user. */
 export const MODERATOR_USERNAME = 'moderator'
 
 /** A password file and how messages name it. */
@@ -94,6 +99,11 @@ export interface StackPlan {
   readonly healthTargets: HealthTarget[]
 }
 
+/** A plan made with the native port given (`up`): the native server's port and URL are known. */
+export type StackPlanWithNativePort = StackPlan & {
+  readonly native: { readonly port: number; readonly url: string }
+}
+
 /**
  * Derives where the stack's processes listen and how they are reached, from the stack file, the
  * environment, the last recorded start and the flags. Pure: `up`, `serve`, `doctor` and `health`
@@ -103,6 +113,10 @@ export interface StackPlan {
  * const plan = resolveStackPlan({ layout, config, env: process.env, recorded: await readStackEnv(layout) })
  * plan.gateway.mcpUrl // 'http://127.0.0.1:8787/mcp'
  */
+export function resolveStackPlan(
+  input: StackPlanInput & { readonly nativePort: number },
+): StackPlanWithNativePort
+export function resolveStackPlan(input: StackPlanInput): StackPlan
 export function resolveStackPlan(input: StackPlanInput): StackPlan {
   const { layout, config, env, recorded } = input
   const flags = input.flags ?? {}
@@ -139,7 +153,7 @@ export function resolveStackPlan(input: StackPlanInput): StackPlan {
     displayHost,
     mcpUrl: `${httpUrl(displayHost, gatewayPort)}/mcp`,
     healthUrl: `${httpUrl(displayHost, gatewayPort)}/health`,
-    allowedOrigins: allowedOrigins(env.GATEWAY_ALLOWED_ORIGINS, config.gateway.allowedOrigins),
+    allowedOrigins: selectAllowedOrigins(env.GATEWAY_ALLOWED_ORIGINS, config.gateway.allowedOrigins),
     loopbackInImage: env.SALLYPORT_IMAGE === '1' && isLoopback(bindHost),
     nativeUrl:
       flags.nativeUrl ??

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type SupervisedProcess, spawnProcessGroup } from '@sallyport/runtime-process'
-import { callScheduler, daemonEntryPath, type SchedulerStatus, schedulerPaths } from '@sallyport/scheduler'
+import { askScheduler, daemonEntryPath, schedulerPaths } from '@sallyport/scheduler'
 import { CliError } from '../errors.ts'
 import type { StackLayout } from './layout.ts'
 
@@ -50,7 +50,7 @@ export async function startScheduler(input: {
       }
       try {
         // Started once its first task sync is done (failed or not): `ready` then reports it.
-        const status = (await callScheduler(socket, { op: 'status' }, 2000)) as SchedulerStatus
+        const status = await askScheduler(socket, { op: 'status' }, 2000)
         if (status.lastSync !== undefined) return
       } catch {
         // not yet listening
@@ -69,7 +69,7 @@ export async function schedulerHealth(
   socket: string,
 ): Promise<{ ok: boolean; detail: Record<string, string> }> {
   try {
-    const status = (await callScheduler(socket, { op: 'status' }, 2000)) as SchedulerStatus
+    const status = await askScheduler(socket, { op: 'status' }, 2000)
     return { ok: status.healthy, detail: { scheduler: status.healthy ? 'ok' : 'sync_failed' } }
   } catch {
     return { ok: false, detail: { scheduler: 'unavailable' } }

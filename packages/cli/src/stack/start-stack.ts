@@ -1,4 +1,3 @@
-import { redactIds } from '@sallyport/gateway-server'
 import { RUNTIME_GUARD_MODULE_ENV } from '@sallyport/runtime-guard'
 import { basicAuth, launchRuntime, type SupervisedProcess, waitUntilReady } from '@sallyport/runtime-process'
 import { STACK_DIR_ENV, TASKS_MODULE_ENV } from '@sallyport/scheduler'
@@ -12,7 +11,7 @@ import { asStartFailure } from '../runtime/runtime-errors.ts'
 import { relativeToStack, type StackLayout } from './layout.ts'
 import { ensureRuntimeGuard, ensureTasksPlugin } from './runtime-guard-plugin.ts'
 import type { StackConfig } from './stack-config.ts'
-import type { StackPlan } from './stack-plan.ts'
+import type { StackPlanWithNativePort } from './stack-plan.ts'
 import { schedulerHealth, startScheduler } from './start-scheduler.ts'
 import { writeStackEnv } from './write-stack-env.ts'
 
@@ -20,7 +19,7 @@ import { writeStackEnv } from './write-stack-env.ts'
 export interface StartStackInput {
   readonly layout: StackLayout
   readonly config: StackConfig
-  readonly plan: StackPlan & { readonly native: { readonly port: number; readonly url: string } }
+  readonly plan: StackPlanWithNativePort
   readonly binary: string
   readonly nativePassword: string
   readonly moderatorPassword: string
@@ -61,6 +60,8 @@ export async function startStack(
 ): Promise<RunningStack | { stoppedBy: string }> {
   const { layout, config, plan, env } = input
   const { logger } = options
+  // Loaded here, not at the top: the commands that run no gateway must not load its package.
+  const { redactIds } = await import('@sallyport/gateway-server')
   // The runtimes' own log lines may quote a provider's key (a stream error echoing the request):
   // the stack's known secrets go by value, anything key-shaped by shape, upstream ids as before.
   const secrets = knownSecretsOf({

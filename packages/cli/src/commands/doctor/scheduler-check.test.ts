@@ -20,7 +20,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }))
 const notRunning = async (): Promise<never> => {
   throw new SchedulerError('ERR_SCHEDULER_UNAVAILABLE', 'not running')
 }
-const answering = (status: SchedulerStatus) => async (): Promise<unknown> => status
+const answering = (status: SchedulerStatus) => async (): Promise<SchedulerStatus> => status
 
 describe('schedulerChecks', () => {
   it('warns when the scheduler is not running and counts valid tasks', async () => {

@@ -1,5 +1,5 @@
 import {
-  callScheduler,
+  askScheduler,
   readEngineConfig,
   readTaskCatalog,
   SchedulerError,
@@ -15,7 +15,14 @@ import { type Check, check } from './check.ts'
  * not running (warn); `tasks`: every task source is valid (an invalid one is reported, never
  * blocking the others: warn).
  */
-export async function schedulerChecks(layout: StackLayout, ask = callScheduler): Promise<Check[]> {
+export async function schedulerChecks(
+  layout: StackLayout,
+  ask: (
+    path: string,
+    request: { op: 'status' },
+    timeoutMs: number,
+  ) => Promise<SchedulerStatus> = askScheduler,
+): Promise<Check[]> {
   const paths = schedulerPaths(layout.root)
   const out: Check[] = []
   let engineProblem: string | undefined
@@ -26,7 +33,7 @@ export async function schedulerChecks(layout: StackLayout, ask = callScheduler):
   }
   let status: SchedulerStatus | undefined
   try {
-    status = (await ask(paths.socket, { op: 'status' }, 3000)) as SchedulerStatus
+    status = await ask(paths.socket, { op: 'status' }, 3000)
   } catch {
     status = undefined
   }
