@@ -6,7 +6,7 @@ export type RuntimeProcessErrorCode =
   | 'ERR_RUNTIME_PROCESS_EXITED'
   | 'ERR_RUNTIME_PROCESS_TIMEOUT'
 
-const MARKER = Symbol.for('sallyport.runtime-process.error')
+const marker = Symbol.for('sallyport.runtime-process.RuntimeProcessError')
 
 /**
  * The package's one error class. The message is one line naming the process (`assistant runtime
@@ -17,6 +17,8 @@ const MARKER = Symbol.for('sallyport.runtime-process.error')
  * try { await waitUntilReady(...) } catch (e) { if (RuntimeProcessError.isInstance(e)) console.error(e.code) }
  */
 export class RuntimeProcessError extends Error {
+  // Read by isInstance through `in`, which works across copies of this package (Symbol.for).
+  readonly [marker] = true
   override readonly name = 'RuntimeProcessError'
   /** How the process ended, when it did. */
   readonly exit: ExitInfo | undefined
@@ -28,11 +30,10 @@ export class RuntimeProcessError extends Error {
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause })
     this.exit = options?.exit
-    Object.defineProperty(this, MARKER, { value: true })
   }
 
   /** True for a `RuntimeProcessError`, also one thrown by another copy of this package. */
   static isInstance(value: unknown): value is RuntimeProcessError {
-    return typeof value === 'object' && value !== null && MARKER in value
+    return typeof value === 'object' && value !== null && marker in value && value instanceof Error
   }
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { liveProcessGroupCount } from '@sallyport/runtime-process'
+import { isProcessAlive as alive, liveProcessGroupCount } from '@sallyport/runtime-process'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startRuntime, TestkitError, waitFor } from '../src/index.ts'
 
@@ -12,14 +12,6 @@ const fake = fileURLToPath(new URL('./fixtures/fake-opencode.mjs', import.meta.u
 const scratch = mkdtempSync(join(tmpdir(), 'testkit-lifecycle-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 const readPid = (file: string): Promise<number> =>
   waitFor(() => existsSync(file) && Number(readFileSync(file, 'utf8')), { description: `pid in ${file}` })
 
