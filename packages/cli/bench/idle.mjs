@@ -5,7 +5,7 @@
 // splits: pages of the node binary itself (file-backed, shared with every node process) and the
 // process's own anonymous memory. Loopback only, about 40 s.
 //
-//   node bench/idle.mjs [--rounds 3] [--seconds 30] [--node-flags "--optimize-for-size"]
+//   node bench/idle.mjs [--serve] [--rounds 3] [--seconds 30] [--node-flags "--optimize-for-size"]
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { BIN, newStack } from './fault-scenarios.mjs'
@@ -15,6 +15,8 @@ const ROUNDS = argv.includes('--rounds') ? Number(argv[argv.indexOf('--rounds') 
 /** Seconds after `ready` at which the idle RSS is taken. */
 const SECONDS = argv.includes('--seconds') ? Number(argv[argv.indexOf('--seconds') + 1]) : 30
 /** Node flags for the `up` process, to compare (`--node-flags "--max-semi-space-size=1"`). */
+/** Measure `serve` (the gateway alone) instead of `up` (the gateway and the supervisor). */
+const SERVE = argv.includes('--serve')
 const NODE_FLAGS = argv.includes('--node-flags')
   ? argv[argv.indexOf('--node-flags') + 1].split(/\s+/).filter(Boolean)
   : []
@@ -41,6 +43,34 @@ function memoryOf(pid) {
   }
 }
 const round = (n) => Math.round(n * 10) / 10
+
+/** Starts `serve --port 0` on the stack and resolves once it is ready. */
+async function startServe(dir, cleanups) {
+  const serve = spawn(
+    process.execPath,
+    [...NODE_FLAGS, BIN, 'serve', '--dir', dir, '--port', '0', '--log-format', 'json'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  const exited = new Promise((resolve) => serve.once('exit', resolve))
+  cleanups.unshift(async () => {
+    serve.kill('SIGTERM')
+    await exited
+  })
+  let output = ''
+  await new Promise((resolve, reject) => {
+    serve.stdout.on('data', (chunk) => {
+      output += chunk
+      if (output.includes('"event":"ready"')) resolve()
+    })
+    serve.stderr.on('data', (chunk) => {
+      output += chunk
+    })
+    exited.then((code) => reject(new Error(`serve exited (${code}) before ready: ${output.slice(-500)}`)))
+  })
+  return serve
+}
 
 async function oneRound() {
   const cleanups = []
@@ -70,12 +100,14 @@ async function oneRound() {
       exited.then((code) => reject(new Error(`up exited (${code}) before ready: ${output.slice(-500)}`)))
     })
     await ready
+    // `serve`: the gateway alone, in a process of its own, in front of the runtime `up` started.
+    const measured = SERVE ? await startServe(stack.dir, cleanups) : child
     const series = []
     for (let s = 1; s <= SECONDS; s++) {
       await sleep(1_000)
-      series.push(memoryOf(child.pid).rss)
+      series.push(memoryOf(measured.pid).rss)
     }
-    return { atTwoSeconds: series[1], idle: memoryOf(child.pid), series }
+    return { atTwoSeconds: series[1], idle: memoryOf(measured.pid), series }
   } finally {
     for (const cleanup of cleanups) await cleanup()
   }
@@ -87,5 +119,5 @@ console.log(JSON.stringify({ rounds }, null, 1))
 const idle = rounds.map((r) => r.idle.rss).sort((a, b) => a - b)
 const median = (xs) => xs[Math.floor(xs.length / 2)]
 console.log(
-  `idle: sallyport up RSS ${median(rounds.map((r) => r.atTwoSeconds).sort((a, b) => a - b))} MiB 2 s after ready, ${median(idle)} MiB at 15 s (range ${idle[0]}–${idle.at(-1)}); of it the node binary's own pages ${median(rounds.map((r) => r.idle.nodeBinary).sort((a, b) => a - b))} MiB, the process's own memory ${median(rounds.map((r) => r.idle.own).sort((a, b) => a - b))} MiB`,
+  `idle: sallyport ${SERVE ? 'serve' : 'up'} RSS ${median(rounds.map((r) => r.atTwoSeconds).sort((a, b) => a - b))} MiB 2 s after ready, ${median(idle)} MiB at 15 s (range ${idle[0]}–${idle.at(-1)}); of it the node binary's own pages ${median(rounds.map((r) => r.idle.nodeBinary).sort((a, b) => a - b))} MiB, the process's own memory ${median(rounds.map((r) => r.idle.own).sort((a, b) => a - b))} MiB`,
 )
