@@ -20,8 +20,14 @@ export interface RunningServer {
 /** The longest `close` lets the answers in progress finish before it cuts their connections. */
 export const CLOSE_GRACE_MS = 3_000
 
-/** Requests served on one keep-alive connection before the server closes it. */
-export const MAX_REQUESTS_PER_SOCKET = 1000
+/**
+ * Requests one keep-alive connection may carry: no bound (Node's `0`). Node's own bound answers
+ * every request past it with a bare 503 — each request a client pipelined behind the last allowed
+ * one, or sent after the `Connection: close` it did not heed — so a long-lived client lost a call
+ * every thousand. Connections still end when idle (`keepAliveTimeout`), and their number is capped
+ * (`maxConnections`); what a connection may ask is bounded per credential (rate, in-flight bodies).
+ */
+export const MAX_REQUESTS_PER_SOCKET = 0
 
 /**
  * Serves the app on `node:http` with bounds so a slow, huge or numerous request cannot exhaust
