@@ -3,8 +3,9 @@ import { packageBuild } from '../../tsup.base.ts'
 
 // `dist/plugin.js` is imported by the runtime from a fixed path, outside any node_modules tree:
 // it bundles everything it needs (the task helper, zod, yaml, croner). `dist/daemon-main.js` is
-// the scheduler process `up` starts.
+// the scheduler process `up` starts. `dist/stack.js` (`./stack`) is what the CLI's stack side
+// needs (paths, stack.env, the control client, the error class): Node built-ins only, no daemon.
 export default defineConfig([
-  packageBuild({ entry: ['src/index.ts', 'src/daemon-main.ts'] }),
+  packageBuild({ entry: ['src/index.ts', 'src/stack.ts', 'src/daemon-main.ts'] }),
   packageBuild({ entry: ['src/plugin.ts'], noExternal: [/./], clean: false }),
 ])

@@ -1,6 +1,6 @@
-import { PresetError, type PresetErrorCode } from '@sallyport/config-presets'
+import { PresetError, type PresetErrorCode } from '@sallyport/config-presets/errors'
 import { CredentialError, type CredentialErrorCode } from '@sallyport/credentials'
-import { SchedulerError, type SchedulerErrorCode } from '@sallyport/scheduler'
+import { SchedulerError, type SchedulerErrorCode } from '@sallyport/scheduler/stack'
 import { CliError, type CliErrorCode } from './errors.ts'
 
 /**

@@ -56,3 +56,21 @@ describe('the CLI entry loads no gateway for the commands that run none', () => 
     },
   )
 })
+
+// The scheduler's root loads its daemon, the task sources (yaml) and the schedule engine
+// (croner); the presets' root loads the presets and the readiness check. Only `task`, `preset`
+// and `doctor` use them, loaded when such a command runs: the rest of the CLI (the exit codes,
+// `init`, `up`, `serve`) takes the light `@sallyport/scheduler/stack` and
+// `@sallyport/config-presets/errors`.
+describe('the CLI entry loads neither the scheduler nor the presets for the commands that use neither', () => {
+  it.each(['--help', 'credential --help'])(
+    'sallyport %s: no scheduler root, no presets root, no yaml, no croner',
+    (command) => {
+      const loaded = modulesLoadedBy(command.split(' '))
+      expect(loaded).toContainEqual(expect.stringMatching(/\/scheduler\/dist\/stack\.js$/))
+      expect(loaded).toContainEqual(expect.stringMatching(/\/config-presets\/dist\/errors\.js$/))
+      expect(loaded.filter((url) => /\/(scheduler|config-presets)\/dist\/index\.js$/.test(url))).toEqual([])
+      expect(loaded.filter((url) => /\/node_modules\/(yaml|croner)\//.test(url))).toEqual([])
+    },
+  )
+})

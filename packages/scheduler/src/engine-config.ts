@@ -5,6 +5,10 @@ import { SchedulerError } from './errors.ts'
 import type { SchedulerPaths } from './paths.ts'
 import { describeIssues, TASK_ID_PATTERN } from './task-source.ts'
 
+// `init` writes the default without the schema (zod) or the task sources (yaml): it lives in
+// `engine-defaults.ts` (the light `./stack` entry exports it) and is re-exported here.
+export { defaultEngineConfig } from './engine-defaults.ts'
+
 /**
  * `config/akm/config.json`: the scheduled engine. It attaches to the stack's already-running,
  * authenticated native server and selects the restricted `scheduled` profile; its only secret is
@@ -39,21 +43,6 @@ export const EngineConfigSchema = z
   })
   .strict()
 export type EngineConfig = z.infer<typeof EngineConfigSchema>
-
-/** The engine configuration `init` writes. */
-export function defaultEngineConfig(): EngineConfig {
-  return {
-    version: 1,
-    engine: {
-      kind: 'opencode-attach',
-      server: 'native',
-      agent: 'scheduled',
-      passwordFile: '../../state/native-password',
-    },
-    tasks: { source: '../../knowledge/tasks', disabled: '../../knowledge/disabled-tasks' },
-    scheduler: { enabled: [] },
-  }
-}
 
 /** Where the engine attaches, resolved from its configuration and the stack's record. */
 export interface EngineTarget {

@@ -1,4 +1,9 @@
 import { Cron } from 'croner'
+import { isTimeZone } from './time-zone.ts'
+
+// The time-zone checks need no cron library: they live in `time-zone.ts` (the light `./stack`
+// entry exports them) and are re-exported here.
+export { hostTimeZone, isTimeZone } from './time-zone.ts'
 
 /** The cron nicknames a schedule may use instead of five fields. */
 export const SCHEDULE_NICKNAMES = [
@@ -39,22 +44,6 @@ export function checkSchedule(expression: string): string | undefined {
   cron.stop()
   if (next === null || next === undefined) return 'never fires'
   return undefined
-}
-
-/** `true` when `zone` is an IANA time zone this runtime knows. */
-export function isTimeZone(zone: string): boolean {
-  if (zone.length === 0 || zone.length > 100) return false
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone })
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** The host's time zone (the default of `assistant.timezone`). */
-export function hostTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
 }
 
 /**

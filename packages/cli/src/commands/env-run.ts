@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { readUserEnv } from '@sallyport/scheduler'
+import { readUserEnv } from '@sallyport/scheduler/stack'
 import { CliError } from '../errors.ts'
 import type { Io } from '../io.ts'
 import { requireStack } from '../stack/require-stack.ts'

@@ -2,7 +2,7 @@ import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ensureHandleSecret, INITIAL_CREDENTIALS, seedStack } from '@sallyport/credentials'
 import { pluginWrapperSource } from '@sallyport/runtime-guard'
-import { tasksPluginWrapperSource } from '@sallyport/scheduler'
+import { tasksPluginWrapperSource } from '@sallyport/scheduler/stack'
 import { createDirExclusive, createFileExclusive, exists } from '../stack/create-exclusive.ts'
 import { relativeToStack, type StackLayout, stackLayout } from '../stack/layout.ts'
 import {

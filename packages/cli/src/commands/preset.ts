@@ -1,15 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import {
-  baseUrlAdvice,
-  type Confirmation,
-  checkReadiness,
-  createPresets,
-  listModels,
-  type OperatorPolicy,
-  PresetError,
-  type Presets,
-} from '@sallyport/config-presets'
+import type { Confirmation, checkReadiness, OperatorPolicy, Presets } from '@sallyport/config-presets'
+import { PresetError } from '@sallyport/config-presets/errors'
 import { createUpstreamClient } from '@sallyport/upstream-client'
 import { CliError } from '../errors.ts'
 import type { Io } from '../io.ts'
@@ -24,6 +16,10 @@ import { resolveStackPlan } from '../stack/stack-plan.ts'
 // `sallyport preset …`: presets for local and custom OpenAI-compatible servers, kept by the
 // running assistant runtime through its native API (@sallyport/config-presets). Nothing here
 // writes a file of the stack or restarts a process; the runtime reloads its configuration itself.
+// The package's root is loaded when a preset command runs, not with the CLI (`presetsPackage`).
+
+/** `@sallyport/config-presets` (the presets, the model listing, the readiness check), on demand. */
+const presetsPackage = () => import('@sallyport/config-presets')
 
 /** Options shared by every `preset` command. */
 export interface PresetCommandOptions {
@@ -94,7 +90,7 @@ async function connect(dir: string, io: Io, writes = true): Promise<Connection> 
     relative(layout.root, layout.policyFile) || layout.policyFile,
   )
   return {
-    presets: createPresets({ runtime, ...(policy ? { policy } : {}) }),
+    presets: (await presetsPackage()).createPresets({ runtime, ...(policy ? { policy } : {}) }),
     runtime,
     inContainer: io.env.SALLYPORT_IMAGE === '1',
     preferences: async () => (await runtime.getGlobalConfig()) as Record<string, unknown>,
@@ -195,6 +191,7 @@ export async function presetSave(options: PresetSaveOptions, io: Io): Promise<vo
       ...(options.modelName !== undefined ? { modelName: options.modelName } : {}),
       ...(options.key !== undefined ? { key: options.key } : {}),
     })
+    const { baseUrlAdvice } = await presetsPackage()
     const advice = baseUrlAdvice(options.baseUrl.replace(/\/+$/, ''), inContainer ? 'container' : 'host')
     if (options.json) {
       io.out(`${JSON.stringify({ id: options.id, ...result, advice })}\n`)
@@ -284,6 +281,7 @@ export async function presetModels(
           'ERR_PRESET_NOT_FOUND',
           `no preset ${options.id} with a base URL: save it first`,
         )
+      const { listModels } = await presetsPackage()
       const listing = await listModels({
         baseUrl,
         ...(options.key !== undefined ? { key: options.key } : {}),
@@ -342,6 +340,7 @@ export async function presetCheck(
       process.once('SIGTERM', stop)
       let result: Awaited<ReturnType<typeof checkReadiness>>
       try {
+        const { checkReadiness } = await presetsPackage()
         result = await checkReadiness({ runtime, id: options.id, model, signal: interrupt.signal })
       } finally {
         process.off('SIGINT', stop)

@@ -1,19 +1,12 @@
-import {
-  askScheduler,
-  compileSchedule,
-  createTaskHelper,
-  HOSTILE_CONTENT_GUIDANCE,
-  type InvalidTask,
-  type RunRecord,
-  readHistory,
-  SchedulerError,
-  type SchedulerStatus,
-  type SyncReport,
-  schedulerPaths,
-  socketReconciler,
-  type TaskDefinition,
-  type TaskView,
+import type {
+  InvalidTask,
+  RunRecord,
+  SchedulerStatus,
+  SyncReport,
+  TaskDefinition,
+  TaskView,
 } from '@sallyport/scheduler'
+import { askScheduler, SchedulerError, schedulerPaths } from '@sallyport/scheduler/stack'
 import { CliError } from '../errors.ts'
 import type { Io } from '../io.ts'
 import { requireStack } from '../stack/require-stack.ts'
@@ -27,10 +20,20 @@ export interface TaskCommandOptions {
   readonly json?: boolean
 }
 
+/**
+ * The stack's task helper. The scheduler's root (the task sources' yaml, the schedule engine) is
+ * loaded here, when a task command runs: not with the CLI, whose other commands (`up`, `serve`)
+ * take the light `@sallyport/scheduler/stack`.
+ */
 async function helperFor(dir: string) {
   const layout = await requireStack(dir)
+  const scheduler = await import('@sallyport/scheduler')
   const paths = schedulerPaths(layout.root)
-  return { paths, helper: createTaskHelper({ paths, reconcile: socketReconciler(paths.socket) }) }
+  return {
+    paths,
+    helper: scheduler.createTaskHelper({ paths, reconcile: scheduler.socketReconciler(paths.socket) }),
+    scheduler,
+  }
 }
 
 const print = (io: Io, json: boolean | undefined, value: unknown, text: string): void =>
@@ -41,10 +44,9 @@ const reconciledNote = (state: 'applied' | 'deferred'): string =>
     ? 'the running scheduler has the change'
     : 'the scheduler is not running: the change applies when the stack starts'
 
-const promptOf = (task: TaskDefinition): string =>
-  task.prompt.startsWith(HOSTILE_CONTENT_GUIDANCE)
-    ? task.prompt.slice(HOSTILE_CONTENT_GUIDANCE.length)
-    : task.prompt
+/** The prompt without the hostile-content guidance (the scheduler's `HOSTILE_CONTENT_GUIDANCE`). */
+const promptOf = (task: TaskDefinition, guidance: string): string =>
+  task.prompt.startsWith(guidance) ? task.prompt.slice(guidance.length) : task.prompt
 
 function taskJson(view: TaskView): Record<string, unknown> {
   const { task } = view
@@ -78,7 +80,7 @@ async function schedulerStatus(socket: string): Promise<SchedulerStatus | undefi
 
 /** `task list`: every task, its state and next slot (when the scheduler runs), and every invalid file. */
 export async function taskList(options: TaskCommandOptions, io: Io): Promise<void> {
-  const { paths, helper } = await helperFor(options.dir)
+  const { paths, helper, scheduler } = await helperFor(options.dir)
   const [listing, status] = await Promise.all([helper.list(), schedulerStatus(paths.socket)])
   const sync = status?.lastSync?.ok ? status.lastSync : undefined
   // The running scheduler's bindings; without one, the next slot the schedule gives from now.
@@ -86,7 +88,10 @@ export async function taskList(options: TaskCommandOptions, io: Io): Promise<voi
     if (sync) return sync.bound.find((b) => b.id === id)?.next
     const view = listing.tasks.find((v) => v.task.id === id)
     if (view?.state !== 'active' || !view.task.schedule) return undefined
-    return compileSchedule(view.task.schedule, listing.timezone).nextAfter(new Date())?.toISOString()
+    return scheduler
+      .compileSchedule(view.task.schedule, listing.timezone)
+      .nextAfter(new Date())
+      ?.toISOString()
   }
   if (options.json) {
     io.out(
@@ -112,13 +117,14 @@ export async function taskList(options: TaskCommandOptions, io: Io): Promise<voi
 
 /** `task show <id>`. */
 export async function taskShow(options: TaskCommandOptions & { id: string }, io: Io): Promise<void> {
-  const { helper } = await helperFor(options.dir)
+  const { helper, scheduler } = await helperFor(options.dir)
   const view = await helper.show(options.id)
+  const prompt = promptOf(view.task, scheduler.HOSTILE_CONTENT_GUIDANCE)
   print(
     io,
     options.json,
-    { ...taskJson(view), timezone: view.timezone, prompt: promptOf(view.task) },
-    `${taskLine(view)}time zone ${view.timezone}\n${view.task.output ? `output knowledge/${view.task.output}\n` : 'output knowledge/task-results/<id>/<run>.md\n'}prompt (after the hostile-content guidance):\n${promptOf(view.task)}\n`,
+    { ...taskJson(view), timezone: view.timezone, prompt },
+    `${taskLine(view)}time zone ${view.timezone}\n${view.task.output ? `output knowledge/${view.task.output}\n` : 'output knowledge/task-results/<id>/<run>.md\n'}prompt (after the hostile-content guidance):\n${prompt}\n`,
   )
 }
 
@@ -205,7 +211,7 @@ export async function taskValidate(
 
 /** `task restore <backup>`: stages definitions paused, with what to review. */
 export async function taskRestore(options: TaskCommandOptions & { backup: string }, io: Io): Promise<void> {
-  const { helper } = await helperFor(options.dir)
+  const { helper, scheduler } = await helperFor(options.dir)
   const result = await helper.restore(options.backup)
   if (options.json) {
     io.out(
@@ -221,7 +227,7 @@ export async function taskRestore(options: TaskCommandOptions & { backup: string
       text += '  secrets      none are given to a task; user.env is never loaded\n'
       text += `  result       knowledge/${task.output ?? 'task-results/<id>/<run>.md'}\n`
       text += `  timeout      ${task.timeoutSeconds}s${task.model ? `, model ${task.model}` : ''}\n`
-      text += `  prompt       ${promptOf(task).split('\n', 1)[0]?.slice(0, 100) ?? ''}\n`
+      text += `  prompt       ${promptOf(task, scheduler.HOSTILE_CONTENT_GUIDANCE).split('\n', 1)[0]?.slice(0, 100) ?? ''}\n`
     }
     for (const bad of result.refused) text += `refused ${bad.file}: ${bad.problem}\n`
     if (result.staged.length + result.refused.length === 0) text += 'no task definitions found\n'
@@ -236,8 +242,8 @@ export async function taskHistory(
   options: TaskCommandOptions & { id: string; limit: number },
   io: Io,
 ): Promise<void> {
-  const { paths } = await helperFor(options.dir)
-  const runs = await readHistory(paths, options.id, options.limit)
+  const { paths, scheduler } = await helperFor(options.dir)
+  const runs = await scheduler.readHistory(paths, options.id, options.limit)
   print(
     io,
     options.json,

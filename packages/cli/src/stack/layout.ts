@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path'
 import type { RuntimeDirs } from '@sallyport/runtime-process'
-import { schedulerPaths, shown } from '@sallyport/scheduler'
+import { schedulerPaths, shown } from '@sallyport/scheduler/stack'
 
 // `sallyport.json`, the one stack configuration file: named by the scheduler, which reads it too.
-export { STACK_CONFIG_FILE } from '@sallyport/scheduler'
+export { STACK_CONFIG_FILE } from '@sallyport/scheduler/stack'
 
 /**
  * Per-runtime private directories inside `state/` (HOME and XDG dirs of one runtime process);

@@ -8,7 +8,7 @@ import { moderatorRuntimeConfig } from '@sallyport/policy'
 export const RUNTIME_VERSION = '1.18.33'
 
 import { runtimeAgentProfiles } from '@sallyport/runtime-guard'
-import { defaultEngineConfig } from '@sallyport/scheduler'
+import { defaultEngineConfig } from '@sallyport/scheduler/stack'
 
 const SCHEMA = 'https://opencode.ai/config.json'
 

@@ -6,7 +6,7 @@ import {
   bundledTasksPluginPath,
   TASKS_PLUGIN_WRAPPER_FILE,
   tasksPluginWrapperSource,
-} from '@sallyport/scheduler'
+} from '@sallyport/scheduler/stack'
 import { CliError } from '../errors.ts'
 import { relativeToStack, type StackLayout } from './layout.ts'
 

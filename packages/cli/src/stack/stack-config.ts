@@ -6,7 +6,7 @@ import {
   OAuthOptionsSchema,
 } from '@sallyport/gateway-server/config'
 import { DEFAULT_RUNTIME_USERNAME } from '@sallyport/runtime-process'
-import { isTimeZone } from '@sallyport/scheduler'
+import { isTimeZone } from '@sallyport/scheduler/stack'
 import { z } from 'zod'
 import { CliError } from '../errors.ts'
 

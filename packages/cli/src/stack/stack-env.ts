@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { parseStackEnv, quoteStackEnvValue } from '@sallyport/scheduler'
+import { parseStackEnv, quoteStackEnvValue } from '@sallyport/scheduler/stack'
 import type { StackLayout } from './layout.ts'
 import { MODERATOR_HOST, type StackConfig } from './stack-config.ts'
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type SupervisedProcess, spawnProcessGroup } from '@sallyport/runtime-process'
-import { askScheduler, daemonEntryPath, schedulerPaths } from '@sallyport/scheduler'
+import { askScheduler, daemonEntryPath, schedulerPaths } from '@sallyport/scheduler/stack'
 import { CliError } from '../errors.ts'
 import type { StackLayout } from './layout.ts'
 

@@ -1,6 +1,6 @@
 import { RUNTIME_GUARD_MODULE_ENV } from '@sallyport/runtime-guard'
 import { basicAuth, launchRuntime, type SupervisedProcess, waitUntilReady } from '@sallyport/runtime-process'
-import { STACK_DIR_ENV, TASKS_MODULE_ENV } from '@sallyport/scheduler'
+import { STACK_DIR_ENV, TASKS_MODULE_ENV } from '@sallyport/scheduler/stack'
 import { redactSecrets } from '@sallyport/upstream-client'
 import type { Logger } from 'pino'
 import { CliError } from '../errors.ts'

@@ -1,4 +1,4 @@
-import { type CheckRuntime, checkReadiness } from '@sallyport/config-presets'
+import type { CheckRuntime } from '@sallyport/config-presets'
 import { createUpstreamClient } from '@sallyport/upstream-client'
 import { readPasswordFile } from '../../stack/secrets.ts'
 import type { StackPlan } from '../../stack/stack-plan.ts'
@@ -66,6 +66,8 @@ export async function modelReadinessChecks(
     close = () => client.close()
   }
   try {
+    // The presets package is loaded when `doctor` runs, not with the CLI.
+    const { checkReadiness } = await import('@sallyport/config-presets')
     const result = await checkReadiness({
       runtime,
       timeoutMs: options.timeoutMs ?? MODEL_READINESS_TIMEOUT_MS,

@@ -1,11 +1,5 @@
-import {
-  askScheduler,
-  readEngineConfig,
-  readTaskCatalog,
-  SchedulerError,
-  type SchedulerStatus,
-  schedulerPaths,
-} from '@sallyport/scheduler'
+import type { SchedulerStatus } from '@sallyport/scheduler'
+import { askScheduler, SchedulerError, schedulerPaths } from '@sallyport/scheduler/stack'
 import type { StackLayout } from '../../stack/layout.ts'
 import { type Check, check } from './check.ts'
 
@@ -23,6 +17,9 @@ export async function schedulerChecks(
     timeoutMs: number,
   ) => Promise<SchedulerStatus> = askScheduler,
 ): Promise<Check[]> {
+  // The scheduler's root (the engine configuration's schema, the task sources' yaml) is loaded
+  // when `doctor` runs, not with the CLI.
+  const { readEngineConfig, readTaskCatalog } = await import('@sallyport/scheduler')
   const paths = schedulerPaths(layout.root)
   const out: Check[] = []
   let engineProblem: string | undefined
