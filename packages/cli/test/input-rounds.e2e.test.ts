@@ -1,11 +1,12 @@
 import type { Client } from '@modelcontextprotocol/client'
-import { freePort, type ModelServer, startModelServer, step, waitFor } from '@sallyport/testkit'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort, step, waitFor } from '@sallyport/testkit'
+import { describe, expect, it } from 'vitest'
 import { type LiveCli, runCli } from './cli-process.ts'
 import {
   type LogLine,
   logLines,
   mcpClient,
+  modelForFile,
   newScriptedStack,
   type Stops,
   startReady,
@@ -17,15 +18,8 @@ import {
 // `sallyport serve` on the same stack directory serves the retry with the answer, and the job
 // completes. Nothing is kept between rounds but what the sealed requestState carries.
 
-let model: ModelServer
 const stops: Stops = []
-beforeAll(async () => {
-  model = await startModelServer()
-})
-afterAll(async () => {
-  for (const stop of stops.reverse()) await stop()
-  await model?.close()
-})
+const model = modelForFile(stops)
 
 /** `sallyport serve` on the stack directory, on its own port, once it logged `ready`. */
 async function serveStack(dir: string): Promise<{ cli: LiveCli; mcpUrl: string }> {

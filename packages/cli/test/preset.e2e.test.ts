@@ -1,9 +1,16 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FAKE_PROVIDER_ID, type ModelServer, startModelServer, waitFor } from '@sallyport/testkit'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FAKE_PROVIDER_ID, waitFor } from '@sallyport/testkit'
+import { describe, expect, it } from 'vitest'
 import { runCli } from './cli-process.ts'
-import { mcpClient, newScriptedStack, type Stops, upScriptedStack } from './stack-fixture.ts'
+import {
+  mcpClient,
+  modelForFile,
+  nativeFetch,
+  newScriptedStack,
+  type Stops,
+  upScriptedStack,
+} from './stack-fixture.ts'
 
 // End to end through the BUILT CLI and the real runtime of `sallyport up`: the scripted model
 // server plays a custom OpenAI-compatible server that a preset points at. save → use → a real
@@ -11,25 +18,14 @@ import { mcpClient, newScriptedStack, type Stops, upScriptedStack } from './stac
 // signout; the preferences file (opencode.jsonc) keeps its comments; an operator policy that pins
 // another model is reported, not bypassed.
 
-let model: ModelServer
 const stops: Stops = []
-beforeAll(async () => {
-  model = await startModelServer()
-})
-afterAll(async () => {
-  for (const stop of stops.reverse()) await stop()
-  await model?.close()
-})
+const model = modelForFile(stops)
 
 const KEY = 'sk-custom-0123456789abcdef'
 
 /** The assistant runtime's effective configuration (`GET /config`), read with the stack's native password. */
 async function effectiveConfig(dir: string): Promise<Record<string, unknown>> {
-  const password = readFileSync(join(dir, 'state/native-password'), 'utf8').trim()
-  const url = /SALLYPORT_NATIVE_URL='([^']+)'/.exec(readFileSync(join(dir, 'state/stack.env'), 'utf8'))?.[1]
-  const response = await fetch(`${url}/config?directory=${encodeURIComponent(join(dir, 'workspace'))}`, {
-    headers: { authorization: `Basic ${Buffer.from(`opencode:${password}`).toString('base64')}` },
-  })
+  const response = await nativeFetch(dir, '/config')
   expect(response.status).toBe(200)
   return (await response.json()) as Record<string, unknown>
 }

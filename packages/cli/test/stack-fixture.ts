@@ -1,15 +1,18 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { basicAuth } from '@sallyport/runtime-process'
+import { parseStackEnv } from '@sallyport/scheduler'
 import {
   FAKE_MODERATION_MODEL_ID,
   FAKE_PROVIDER_ID,
   freePort,
   type ModelServer,
   scriptedModelPreferences,
+  startModelServer,
   waitFor,
 } from '@sallyport/testkit'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { type LiveCli, runCli, startCli, tempDir } from './cli-process.ts'
 
 /** Points the stack's user preferences at the scripted model (what an operator does for a real provider). */
@@ -86,6 +89,51 @@ export async function mcpClient(
 
 /** Cleanups a test file runs in reverse order after its tests. */
 export type Stops = Array<() => Promise<void> | void>
+
+/**
+ * The scripted model of a test file: started before the file's tests; after them `stops` run
+ * newest first, then the model closes. Used like the server itself (a view that reaches the
+ * started server; touching it before the file's `beforeAll` ran throws).
+ */
+export function modelForFile(stops: Stops): ModelServer {
+  let server: ModelServer | undefined
+  beforeAll(async () => {
+    server = await startModelServer()
+  })
+  afterAll(async () => {
+    for (const stop of stops.reverse()) await stop()
+    await server?.close()
+  })
+  return new Proxy({} as ModelServer, {
+    get(_target, key) {
+      if (!server) throw new Error('the scripted model is not started yet (use it inside a test or hook)')
+      const value = Reflect.get(server, key, server)
+      return typeof value === 'function' ? value.bind(server) : value
+    },
+  })
+}
+
+/**
+ * A request to the stack's native server (the URL recorded in `state/stack.env`) with the stack's
+ * user and password, pinned to its workspace unless `path` already has a query.
+ */
+export async function nativeFetch(
+  dir: string,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<Response> {
+  const env = parseStackEnv(readFileSync(join(dir, 'state/stack.env'), 'utf8'))
+  const password = readFileSync(join(dir, 'state/native-password'), 'utf8').trim()
+  const query = path.includes('?') ? '' : `?directory=${encodeURIComponent(join(dir, 'workspace'))}`
+  return fetch(`${env.get('SALLYPORT_NATIVE_URL')}${path}${query}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      authorization: basicAuth(env.get('SALLYPORT_NATIVE_USERNAME') ?? 'opencode', password),
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  })
+}
 
 /** A fresh stack on free ports whose assistant and moderator use the scripted model. */
 export async function newScriptedStack(model: ModelServer, stops: Stops): Promise<string> {

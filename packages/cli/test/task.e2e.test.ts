@@ -1,9 +1,18 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type ModelServer, startModelServer, step, waitFor } from '@sallyport/testkit'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { step, waitFor } from '@sallyport/testkit'
+import { describe, expect, it } from 'vitest'
 import { alive, type LiveCli, runCli } from './cli-process.ts'
-import { type LogLine, logLines, mcpClient, newScriptedStack, upScriptedStack } from './stack-fixture.ts'
+import {
+  type LogLine,
+  logLines,
+  mcpClient,
+  modelForFile,
+  nativeFetch,
+  newScriptedStack,
+  type Stops,
+  upScriptedStack,
+} from './stack-fixture.ts'
 
 // End to end through the BUILT CLI and the real runtime of `sallyport up`: the scheduler process
 // runs tasks through the native server with the `scheduled` profile; `task …` is the mutation
@@ -11,15 +20,8 @@ import { type LogLine, logLines, mcpClient, newScriptedStack, upScriptedStack } 
 // assistant runtime unhealthy until a sync succeeds; the assistant's task tools work for a trusted
 // native session and for no gateway or scheduled agent; the scheduler exiting stops the stack.
 
-let model: ModelServer
-const stops: Array<() => Promise<void> | void> = []
-beforeAll(async () => {
-  model = await startModelServer()
-})
-afterAll(async () => {
-  for (const stop of stops.reverse()) await stop()
-  await model?.close()
-})
+const stops: Stops = []
+const model = modelForFile(stops)
 
 /** A fresh stack on free ports whose assistant and moderator use the scripted model. */
 const scriptedStack = (): Promise<string> => newScriptedStack(model, stops)
@@ -38,36 +40,19 @@ async function history(dir: string, id: string): Promise<History['runs']> {
 
 /** A native (trusted) session's turn, through the native API with the stack's password. */
 async function nativeTurn(dir: string, text: string): Promise<void> {
-  const password = readFileSync(join(dir, 'state/native-password'), 'utf8').trim()
-  const url = /SALLYPORT_NATIVE_URL='([^']+)'/.exec(readFileSync(join(dir, 'state/stack.env'), 'utf8'))?.[1]
-  const query = `directory=${encodeURIComponent(join(dir, 'workspace'))}`
-  const headers = {
-    authorization: `Basic ${Buffer.from(`opencode:${password}`).toString('base64')}`,
-    'content-type': 'application/json',
-  }
-  const session = (await (
-    await fetch(`${url}/session?${query}`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ title: 'native' }),
-    })
-  ).json()) as { id: string }
+  const created = await nativeFetch(dir, '/session', { method: 'POST', body: { title: 'native' } })
+  const session = (await created.json()) as { id: string }
   // The blocking prompt: returns when the turn is over.
-  const response = await fetch(`${url}/session/${session.id}/message?${query}`, {
+  const response = await nativeFetch(dir, `/session/${session.id}/message`, {
     method: 'POST',
-    headers,
-    body: JSON.stringify({ parts: [{ type: 'text', text }] }),
+    body: { parts: [{ type: 'text', text }] },
   })
   expect(response.status).toBe(200)
 }
 
 /** `GET <native>/<path>` with the stack's password. */
 async function nativeGet(dir: string, path: string): Promise<unknown> {
-  const password = readFileSync(join(dir, 'state/native-password'), 'utf8').trim()
-  const url = /SALLYPORT_NATIVE_URL='([^']+)'/.exec(readFileSync(join(dir, 'state/stack.env'), 'utf8'))?.[1]
-  const response = await fetch(`${url}${path}`, {
-    headers: { authorization: `Basic ${Buffer.from(`opencode:${password}`).toString('base64')}` },
-  })
+  const response = await nativeFetch(dir, path)
   expect(response.status).toBe(200)
   return response.json()
 }

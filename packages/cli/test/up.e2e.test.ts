@@ -1,30 +1,24 @@
 import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
-import {
-  FAKE_MODERATION_MODEL_ID,
-  FAKE_PROVIDER_ID,
-  freePort,
-  type ModelServer,
-  startModelServer,
-  waitFor,
-} from '@sallyport/testkit'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FAKE_MODERATION_MODEL_ID, FAKE_PROVIDER_ID, freePort, waitFor } from '@sallyport/testkit'
+import { describe, expect, it } from 'vitest'
 import { alive, type LiveCli, runCli, startCli, tempDir } from './cli-process.ts'
-import { editConfig, type LogLine, logLines, mcpClient, useScriptedModel } from './stack-fixture.ts'
+import {
+  editConfig,
+  type LogLine,
+  logLines,
+  mcpClient,
+  modelForFile,
+  type Stops,
+  useScriptedModel,
+} from './stack-fixture.ts'
 
 // End-to-end through the BUILT CLI: `sallyport up` starts two real opencode runtimes and the
 // gateway; a real MCP client runs an agent through it.
 
-let model: ModelServer
-const stops: Array<() => Promise<void> | void> = []
-beforeAll(async () => {
-  model = await startModelServer()
-})
-afterAll(async () => {
-  for (const stop of stops.reverse()) await stop()
-  await model?.close()
-})
+const stops: Stops = []
+const model = modelForFile(stops)
 
 /** Holds 127.0.0.1:3810 (unless someone else already does: then it is occupied anyway). */
 async function occupy3810(): Promise<Server | undefined> {
