@@ -42,6 +42,13 @@ export {
   USERNAME_PATTERN,
 } from './schemas.ts'
 /** Creates the spec's initial credentials and the handle secret, idempotently. */
-export { INITIAL_CREDENTIALS, type SeedResult, type SeedStackOptions, seedStack } from './seed-stack.ts'
+export {
+  INITIAL_CREDENTIALS,
+  OWNER_USERNAME,
+  type SeedResult,
+  type SeedStackOptions,
+  seedStack,
+} from './seed-stack.ts'
+export { type StorePaths, storePaths } from './store-paths.ts'
 /** Input predicates for CLIs that want to validate before calling the store. */
 export { isPolicy, isValidUsername } from './validate-input.ts'

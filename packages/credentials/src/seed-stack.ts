@@ -4,9 +4,12 @@ import { ensureHandleSecret } from './handle-secret.ts'
 import type { RandomSource } from './random-values.ts'
 import type { Policy } from './schemas.ts'
 
+/** The stack owner's credential: the one `full` credential `init` creates. */
+export const OWNER_USERNAME = 'owner'
+
 /** The spec's initial credentials. */
 export const INITIAL_CREDENTIALS: readonly { readonly username: string; readonly policy: Policy }[] = [
-  { username: 'owner', policy: 'full' },
+  { username: OWNER_USERNAME, policy: 'full' },
   { username: 'discord', policy: 'chat' },
   { username: 'slack', policy: 'chat' },
 ]

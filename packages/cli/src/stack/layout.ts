@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path'
+import { OWNER_USERNAME, storePaths } from '@sallyport/credentials'
 import type { RuntimeDirs } from '@sallyport/runtime-process'
 import { schedulerPaths, shown } from '@sallyport/scheduler/stack'
 
@@ -95,7 +96,8 @@ export function stackLayout(dir: string, overrides: LayoutOverrides = {}): Stack
   // The parts the scheduler reads too are named once, in its paths.
   const shared = schedulerPaths(dir)
   const { root, stateDir, knowledgeDir } = shared
-  const credentialsDir = join(stateDir, 'credentials')
+  // The credential store's files are named by the store itself.
+  const store = storePaths(stateDir)
   const systemDir = join(root, 'system')
   const configDir = join(root, 'config')
   const policyDir = overrides.policyDir ? resolve(overrides.policyDir) : join(configDir, 'opencode')
@@ -104,12 +106,12 @@ export function stackLayout(dir: string, overrides: LayoutOverrides = {}): Stack
     root,
     configFile: shared.stackConfig,
     stateDir,
-    handleSecret: join(stateDir, 'handle-secret'),
+    handleSecret: store.handleSecret,
     nativePassword: shared.nativePassword,
     moderatorPassword: join(stateDir, 'moderator-password'),
     stackEnv: shared.stackEnv,
-    credentialsDir,
-    ownerKeyFile: join(credentialsDir, 'owner', 'key'),
+    credentialsDir: store.root,
+    ownerKeyFile: store.keyFile(OWNER_USERNAME),
     assistantState: runtimeDirs(join(stateDir, 'assistant')),
     moderatorState: { ...runtimeDirs(moderatorRoot), cwd: join(moderatorRoot, 'work') },
     systemDir,
