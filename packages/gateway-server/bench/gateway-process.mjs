@@ -4,7 +4,13 @@
 import { getHeapSpaceStatistics } from 'node:v8'
 import { createKeyResolver } from '@sallyport/credentials'
 import { createUpstreamClient } from '@sallyport/upstream-client'
-import { createGateway, createLogger, runtimeFromUpstream, tuneHeapForServer } from '../dist/index.js'
+import {
+  createGateway,
+  createLogger,
+  gatewayUpstreamOptions,
+  runtimeFromUpstream,
+  tuneHeapForServer,
+} from '../dist/index.js'
 
 const config = JSON.parse(process.argv[2] ?? '{}')
 // As the CLI's `up` and `serve` do; `"heapTuning": false` measures V8's default growth instead,
@@ -12,7 +18,8 @@ const config = JSON.parse(process.argv[2] ?? '{}')
 if (config.heapTuning !== false)
   tuneHeapForServer(typeof config.heapTuning === 'number' ? config.heapTuning : undefined)
 const resolver = createKeyResolver({ stateDir: config.stateDir })
-const upstream = createUpstreamClient(config.runtime)
+// As the CLI configures it: turns by credential, few requests in flight.
+const upstream = createUpstreamClient({ ...gatewayUpstreamOptions, ...config.runtime })
 const gateway = createGateway({
   keys: resolver,
   handleSecret: new Uint8Array(Buffer.from(config.secretHex, 'hex')),

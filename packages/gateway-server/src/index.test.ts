@@ -9,6 +9,8 @@ describe('package entries', () => {
         'DEFAULT_LIMITS',
         'GATEWAY_VERSION',
         'GatewayError',
+        'GATEWAY_UPSTREAM_CONCURRENCY',
+        'gatewayUpstreamOptions',
         'OAUTH_ALGORITHMS',
         'createGateway',
         'createLogger',

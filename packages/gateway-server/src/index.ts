@@ -12,6 +12,7 @@ export {
 } from './config.js'
 /** The error a tool reports, with its stable code. */
 export { GatewayError, type GatewayErrorCode } from './errors.js'
+export { GATEWAY_UPSTREAM_CONCURRENCY, gatewayUpstreamOptions } from './fairness.js'
 /** Creates the gateway: the HTTP boundary, authentication, and the MCP server per request. */
 export {
   createGateway,

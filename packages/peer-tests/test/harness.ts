@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { createCredentialStore, createKeyResolver } from '@sallyport/credentials'
-import { createGateway, createLogger, runtimeFromUpstream } from '@sallyport/gateway-server'
+import {
+  createGateway,
+  createLogger,
+  gatewayUpstreamOptions,
+  runtimeFromUpstream,
+} from '@sallyport/gateway-server'
 import { type Stack, startStack } from '@sallyport/testkit'
 import { createUpstreamClient } from '@sallyport/upstream-client'
 
@@ -85,6 +90,7 @@ export async function startPeerGateway(
   })
   const stack = await startStack()
   const upstream = createUpstreamClient({
+    ...gatewayUpstreamOptions,
     baseUrl: stack.runtime.url,
     username: stack.runtime.username,
     password: stack.runtime.password,

@@ -25,6 +25,7 @@ describe('resolveOptions', () => {
     ['a username with a colon', { username: 'a:b' }],
     ['a relative directory', { directory: 'work' }],
     ['a non-function fetch', { fetch: 'x' as unknown as typeof fetch }],
+    ['a non-function fairnessKey', { fairnessKey: 'x' as unknown as () => string }],
   ])('throws TypeError for %s', (_what, patch) => {
     expect(() => resolveOptions({ ...base, ...patch })).toThrow(TypeError)
   })

@@ -21,6 +21,13 @@ export interface UpstreamClientOptions {
    * holds one more).
    */
   readonly maxConcurrentRequests?: number
+  /**
+   * Whose request this is, read when a request must wait for one of those slots (e.g. from an
+   * `AsyncLocalStorage` entered per incoming call; never a secret). Waiting requests are served
+   * round-robin across keys, so one caller's flood does not hold back another's; requests without
+   * a key share one turn. Without it, waiting requests start in order of arrival.
+   */
+  readonly fairnessKey?: () => string | undefined
   /** Tuning of the shared event stream. */
   readonly events?: EventStreamOptions
 }
@@ -68,6 +75,7 @@ export interface ResolvedOptions {
   readonly timeoutMs: number
   readonly now: () => number
   readonly maxConcurrentRequests: number
+  readonly fairnessKey: (() => string | undefined) | undefined
   readonly events: Required<EventStreamOptions>
 }
 
@@ -90,6 +98,8 @@ export function resolveOptions(options: UpstreamClientOptions): ResolvedOptions 
     throw new TypeError('fetch must be a function')
   if (options.now !== undefined && typeof options.now !== 'function')
     throw new TypeError('now must be a function')
+  if (options.fairnessKey !== undefined && typeof options.fairnessKey !== 'function')
+    throw new TypeError('fairnessKey must be a function')
   const events = options.events ?? {}
   const userFetch = options.fetch
   return {
@@ -102,6 +112,7 @@ export function resolveOptions(options: UpstreamClientOptions): ResolvedOptions 
     timeoutMs: positive('timeoutMs', options.timeoutMs, 10_000),
     now: options.now ?? Date.now,
     maxConcurrentRequests: requestBound(options.maxConcurrentRequests),
+    fairnessKey: options.fairnessKey,
     events: {
       heartbeatTimeoutMs: positive('events.heartbeatTimeoutMs', events.heartbeatTimeoutMs, 25_000),
       staleAfterMs: positive('events.staleAfterMs', events.staleAfterMs, 12_000),

@@ -123,4 +123,64 @@ describe('createRequestGate', () => {
       'next',
     )
   })
+
+  it('serves waiting requests round-robin across fairness keys, each key in order of arrival', async () => {
+    let key: string | undefined
+    const gate = createRequestGate(1, () => key)
+    const first = pending()
+    const started: string[] = []
+    const enqueue = (k: string | undefined, name: string) => {
+      key = k
+      return gate
+        .run(undefined, async () => {
+          started.push(name)
+          return new Response(name)
+        })
+        .then((response) => response.text())
+    }
+    const running = gate.run(undefined, () => first.promise).then((response) => response.text())
+    // A flood of one key, then another key's requests and one without a key.
+    const results = [
+      enqueue('storm', 's1'),
+      enqueue('storm', 's2'),
+      enqueue('storm', 's3'),
+      enqueue('owner', 'o1'),
+      enqueue('owner', 'o2'),
+      enqueue(undefined, 'n1'),
+    ]
+    expect(gate.waiting).toBe(6)
+    first.answer()
+    await running
+    await Promise.all(results)
+    expect(started).toEqual(['s1', 'o1', 'n1', 's2', 'o2', 's3'])
+    await tick()
+    expect([gate.inFlight, gate.waiting]).toEqual([0, 0])
+  })
+
+  it('an aborted waiter leaves its key’s turn without disturbing the others', async () => {
+    let key = 'a'
+    const gate = createRequestGate(1, () => key)
+    const first = pending()
+    const running = gate.run(undefined, () => first.promise).then((response) => response.text())
+    const started: string[] = []
+    const controller = new AbortController()
+    const enqueue = (k: string, name: string, signal?: AbortSignal) => {
+      key = k
+      return gate.run(signal, async () => {
+        started.push(name)
+        return new Response(name)
+      })
+    }
+    const gone = enqueue('b', 'b1', controller.signal)
+    const others = [enqueue('a', 'a1'), enqueue('c', 'c1')]
+    controller.abort(new Error('left'))
+    await expect(gone).rejects.toThrow('left')
+    expect(gate.waiting).toBe(2)
+    first.answer()
+    await running
+    for (const r of others) await (await r).text()
+    expect(started).toEqual(['a1', 'c1'])
+    await tick()
+    expect([gate.inFlight, gate.waiting]).toEqual([0, 0])
+  })
 })

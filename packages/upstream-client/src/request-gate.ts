@@ -1,6 +1,9 @@
 /**
- * A bound on requests in flight to the runtime: at most `limit` at once, the rest wait in order
- * of arrival. A waiting request whose signal aborts leaves the queue at once (rejected with the
+ * A bound on requests in flight to the runtime: at most `limit` at once, the rest wait. Waiting
+ * requests are served round-robin across fairness keys (`keyOf`, read when a request arrives), in
+ * order of arrival within a key, so one caller's flood cannot push another's requests to the back;
+ * requests without a key share one more key (without `keyOf`: one queue, order of arrival). A
+ * waiting request whose signal aborts leaves the queue at once (rejected with the
  * signal's reason, as `fetch` would). A slot is held until the response's body has been read to
  * its end, cancelled or failed (its connection is busy until then), or the request failed; a body
  * nobody reads frees its slot after {@link UNREAD_BODY_MS}, so a forgotten response cannot shrink
@@ -60,13 +63,25 @@ function releasedWithBody(response: Response, release: () => void): Response {
   })
 }
 
-export function createRequestGate(limit: number): RequestGate {
+export function createRequestGate(
+  limit: number,
+  keyOf: () => string | undefined = () => undefined,
+): RequestGate {
   let inFlight = 0
-  const queue: Array<() => void> = []
+  let waiting = 0
+  // The keys with waiting requests, in turn order (a Map keeps insertion order): the next slot
+  // goes to the first key, which then moves to the back if it still has requests waiting.
+  const queues = new Map<string | undefined, Array<() => void>>()
   const next = (): void => {
     inFlight--
-    const wake = queue.shift()
-    if (wake) wake()
+    const first = queues.entries().next()
+    if (first.done) return
+    const [key, queue] = first.value
+    const wake = queue.shift() as () => void
+    queues.delete(key)
+    if (queue.length > 0) queues.set(key, queue)
+    waiting--
+    wake()
   }
   const acquire = (signal: AbortSignal | null | undefined): Promise<void> => {
     if (signal?.aborted) return Promise.reject(signal.reason)
@@ -74,10 +89,16 @@ export function createRequestGate(limit: number): RequestGate {
       inFlight++
       return Promise.resolve()
     }
+    const key = keyOf()
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
-        const i = queue.indexOf(wake)
-        if (i >= 0) queue.splice(i, 1)
+        const queue = queues.get(key)
+        const i = queue ? queue.indexOf(wake) : -1
+        if (queue && i >= 0) {
+          queue.splice(i, 1)
+          waiting--
+          if (queue.length === 0) queues.delete(key)
+        }
         reject(signal?.reason)
       }
       const wake = (): void => {
@@ -85,7 +106,10 @@ export function createRequestGate(limit: number): RequestGate {
         inFlight++
         resolve()
       }
-      queue.push(wake)
+      const queue = queues.get(key)
+      if (queue) queue.push(wake)
+      else queues.set(key, [wake])
+      waiting++
       signal?.addEventListener('abort', onAbort, { once: true })
     })
   }
@@ -109,7 +133,7 @@ export function createRequestGate(limit: number): RequestGate {
       return inFlight
     },
     get waiting() {
-      return queue.length
+      return waiting
     },
   }
 }

@@ -39,7 +39,7 @@ export function createTransport(options: ResolvedOptions): Transport {
     pinned.headers.set('authorization', authorization)
     return pinned
   }
-  const gate = createRequestGate(options.maxConcurrentRequests)
+  const gate = createRequestGate(options.maxConcurrentRequests, options.fairnessKey)
   const send: Send = (request) => gate.run(request.signal, () => options.fetch(pin(request)))
   const openStream: Send = (request) => options.fetch(pin(request))
   return { send, openStream, redact }

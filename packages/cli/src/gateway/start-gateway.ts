@@ -114,6 +114,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   })
   const handleSecret = await readHandleSecret(options.stateDir)
   const client = upstream.createUpstreamClient({
+    // Turns by credential, few in flight (the runtime serves one at a time): one credential's
+    // storm cannot push the others' requests to the back of the runtime's queue.
+    ...gatewayServer.gatewayUpstreamOptions,
     baseUrl: options.nativeUrl,
     username: options.nativeUsername,
     password: options.nativePassword,

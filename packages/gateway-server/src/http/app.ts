@@ -1,6 +1,7 @@
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server'
 import { toolsFor } from '@sallyport/policy'
 import { type BodyFailure, httpRefusal, jsonResponse as json, rateLimitedResponse } from '../error-mapping.js'
+import { withFairnessKey } from '../fairness.js'
 import type { Logger } from '../logger.js'
 import type { KeyResolverLike, Principal } from '../principal.js'
 import {
@@ -9,6 +10,7 @@ import {
   type OperationRecord,
   operationFields,
   settleFromResponse,
+  settleUndelivered,
 } from './audit.js'
 import { authenticate } from './authenticate.js'
 import { applyCorsHeaders, checkOrigin, preflightResponse } from './cors.js'
@@ -82,6 +84,18 @@ export class BodyError extends Error {
   }
 }
 
+/**
+ * The reason a request's signal is aborted with when the gateway dropped its connection because
+ * the client stopped reading the answer (the stall bounds of the Node adapter): its audit lines
+ * say `aborted` with `errorCode` `stalled`.
+ */
+export class AnswerStalled extends Error {
+  constructor() {
+    super('answer stalled: the client stopped reading')
+    this.name = 'AnswerStalled'
+  }
+}
+
 /** A web-standard `fetch` handler for the whole HTTP boundary of the gateway. */
 export interface GatewayApp {
   fetch(request: Request): Promise<Response>
@@ -90,13 +104,17 @@ export interface GatewayApp {
    * method, Origin, credentials) is decided before `readBody` is called, so a refused request
    * never has its body read. `readBody` is told whose body it reads (the credential's username),
    * so bodies read at once can be capped per credential. `started` is when the head arrived
-   * (`performance.now()`).
+   * (`performance.now()`). `delivered`, when the server can tell, resolves once the answer is
+   * over: true when its last byte was handed to the connection, false when the connection closed
+   * or was dropped first; the audit lines wait for it, and say `ok` only when it is true.
+   * Without it, an answer whose body was read to its end counts as delivered.
    */
   handle(
     head: RequestHead,
     readBody: (owner: string) => Promise<Uint8Array>,
     signal: AbortSignal,
     started: number,
+    delivered?: Promise<boolean>,
   ): Promise<Response>
 }
 
@@ -173,6 +191,7 @@ export function createApp(options: AppOptions): GatewayApp {
     signal: AbortSignal,
     requestId: string,
     started: number,
+    delivered: Promise<boolean> | undefined,
   ): Promise<Response> {
     const httpLog = (status: number, reason: string, message: string, level: 'warn' | 'info' = 'warn') =>
       logger[level]({ event: 'http', path: MCP_PATH, status, reason, requestId }, message)
@@ -337,20 +356,31 @@ export function createApp(options: AppOptions): GatewayApp {
     const request = new Request(head.url, { method: head.method, headers: head.headers, signal })
     let response: Response
     try {
-      response = await mcp.fetch(request, {
-        authInfo: authInfoFor(scope),
-        ...(parsed !== undefined && { parsedBody: parsed }),
-      })
+      // Runtime requests made for this call wait their turn by credential (fairness.ts).
+      response = await withFairnessKey(principal.username, () =>
+        mcp.fetch(request, {
+          authInfo: authInfoFor(scope),
+          ...(parsed !== undefined && { parsedBody: parsed }),
+        }),
+      )
     } catch (error) {
       logger.error({ event: 'mcp_error', errorName: (error as Error).name, requestId }, 'mcp handler error')
       return refuse(book, httpRefusal.internal(), 'internal')
     }
     const contentType = response.headers.get('content-type') ?? ''
-    const finish = (text: string | undefined, complete: boolean): void => {
+    const settle = (text: string | undefined, whole: boolean): void => {
       // A client that left first ends the stream early but cleanly: what it did not get was cut
       // short (`aborted`), not refused.
-      settleFromResponse(book, text, contentType, response.status, complete && !signal.aborted)
+      settleFromResponse(book, text, contentType, response.status, whole)
+      if (!whole) settleUndelivered(book, signal.reason instanceof AnswerStalled ? 'stalled' : undefined)
       audit(book, response.status)
+    }
+    const finish = (text: string | undefined, complete: boolean): void => {
+      // The body read to its end is not yet the answer received: the lines wait until the last
+      // byte was handed to the connection (or it closed first), and are timed to then.
+      if (complete && delivered && !signal.aborted)
+        void delivered.then((whole) => settle(text, whole && !signal.aborted))
+      else settle(text, complete && !signal.aborted)
     }
     return withCors(response, origin.origin, requestId, observeBody(response.body, book, finish))
   }
@@ -375,10 +405,11 @@ export function createApp(options: AppOptions): GatewayApp {
     readBody: (owner: string) => Promise<Uint8Array>,
     signal: AbortSignal,
     started: number,
+    delivered?: Promise<boolean>,
   ): Promise<Response> {
     const requestId = options.newRequestId()
     const { pathname } = head.url
-    if (pathname === MCP_PATH) return serveMcp(head, readBody, signal, requestId, started)
+    if (pathname === MCP_PATH) return serveMcp(head, readBody, signal, requestId, started, delivered)
     if (pathname === '/health') {
       if (head.method !== 'GET' && head.method !== 'HEAD')
         return json(405, { error: 'method not allowed' }, { Allow: 'GET, HEAD' })

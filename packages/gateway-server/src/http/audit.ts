@@ -11,7 +11,9 @@ import type { ScreeningRecord } from '../screening.js'
 /**
  * `ok`: answered. `error`: the tool ran and reported an error (its code in `errorCode`).
  * `refused`: refused before any tool ran (unknown tool, invalid input, rate limit, protocol
- * error). `aborted`: the client went away before the answer was complete.
+ * error). `aborted`: the answer was not completely written: the client went away (closed or
+ * reset its connection), or the gateway dropped a reader that stopped reading (`errorCode`
+ * `stalled`).
  */
 export type Outcome = 'ok' | 'error' | 'refused' | 'aborted'
 
@@ -223,5 +225,21 @@ export function settleFromResponse(
       record.outcome = complete ? 'refused' : 'aborted'
       if (complete) record.errorCode = record.errorCode ?? 'no_answer'
     }
+  }
+}
+
+/**
+ * Marks the operations whose answer was not completely written (the connection closed or was
+ * dropped before its last byte was handed over): an answer produced (`ok`, or a tool's `error`,
+ * whose code is kept) was not received, so it is `aborted`. A refusal stays one (nothing ran
+ * either way), and so does a notification (no answer is expected). `errorCode` (`stalled` when
+ * the gateway dropped a reader that stopped reading) replaces the code of every aborted one.
+ */
+export function settleUndelivered(book: AuditBook, errorCode?: string): void {
+  for (const record of book.operations) {
+    if (record.rpcMethod?.startsWith('notifications/')) continue
+    if (record.outcome === 'ok' || record.outcome === 'error' || record.outcome === undefined)
+      record.outcome = 'aborted'
+    if (record.outcome === 'aborted' && errorCode !== undefined) record.errorCode = errorCode
   }
 }

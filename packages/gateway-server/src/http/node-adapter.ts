@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { GatewayLimits } from '../config.js'
-import { BodyError, type GatewayApp, type RequestHead } from './app.js'
+import { AnswerStalled, BodyError, type GatewayApp, type RequestHead } from './app.js'
 
 // Hop-by-hop headers are the connection's business, never the application's: a `Connection:
 // keep-alive` from a streaming response would override Node's own decision to close a socket
@@ -35,9 +35,19 @@ export function createNodeHandler(
   return (req, res) => {
     const started = performance.now()
     const controller = new AbortController()
+    // Whether the answer was delivered: its last byte handed to the connection ('finish'), or the
+    // connection closed (or was dropped) first.
+    let delivered: (whole: boolean) => void = () => {}
+    const delivery = new Promise<boolean>((resolve) => {
+      delivered = resolve
+    })
+    res.once('finish', () => delivered(true))
     res.once('close', () => {
       if (!res.writableFinished) controller.abort()
+      delivered(res.writableFinished)
     })
+    // The gateway drops a stalled answer: the request ends, and its audit lines say why.
+    const stalled = (): void => controller.abort(new AnswerStalled())
     let head: RequestHead
     try {
       head = { method: req.method ?? 'GET', url: requestUrl(req), headers: requestHeaders(req) }
@@ -77,10 +87,10 @@ export function createNodeHandler(
         return body
       })
     }
-    app.handle(head, readBody, controller.signal, started).then(
+    app.handle(head, readBody, controller.signal, started, delivery).then(
       (response) =>
         writeResponse(req, res, response, bodyState !== 'read' && hasBody(req), (wait) =>
-          stalls.hold(requester, res, wait),
+          stalls.hold(requester, res, wait, stalled),
         ),
       (error: Error) => {
         onError(error)
@@ -186,17 +196,26 @@ function readNodeBody(
  * Bounds what clients that stop reading can make the gateway hold: a response whose socket buffer
  * is full must drain within `responseStallTimeoutMs`, and a credential may have at most
  * `maxStalledResponsesPerCredential` such responses at once; past either, the connection is
- * closed (its buffered answer freed). Requests answered before authentication count as one owner.
+ * closed (its buffered answer freed), `dropping` called first. Requests answered before
+ * authentication count as one owner.
  */
 function stallCounter(
   limits: Pick<GatewayLimits, 'responseStallTimeoutMs' | 'maxStalledResponsesPerCredential'>,
-): { hold(owner: string | undefined, res: ServerResponse, drained: Promise<void>): Promise<void> } {
+): {
+  hold(
+    owner: string | undefined,
+    res: ServerResponse,
+    drained: Promise<void>,
+    dropping: () => void,
+  ): Promise<void>
+} {
   const byOwner = new Map<string, number>()
   return {
-    async hold(owner, res, drained) {
+    async hold(owner, res, drained, dropping) {
       const key = owner ?? ''
       const mine = byOwner.get(key) ?? 0
       if (mine >= limits.maxStalledResponsesPerCredential) {
+        dropping()
         res.destroy()
         return
       }
@@ -206,7 +225,10 @@ function stallCounter(
         const stalled = new Promise<'stalled'>((resolve) => {
           timer = setTimeout(() => resolve('stalled'), limits.responseStallTimeoutMs)
         })
-        if ((await Promise.race([drained, stalled])) === 'stalled') res.destroy()
+        if ((await Promise.race([drained, stalled])) === 'stalled') {
+          dropping()
+          res.destroy()
+        }
       } finally {
         clearTimeout(timer)
         const left = (byOwner.get(key) ?? 1) - 1
@@ -255,9 +277,21 @@ async function writeResponse(
     void reader.cancel().catch(() => {})
   }
   res.once('close', stop)
+  // Between two events: the writer waits for the next one, the last byte written ended a line.
+  let idle = false
+  let atLineStart = true
+  const nextChunk = async (): Promise<Awaited<ReturnType<typeof reader.read>>> => {
+    idle = atLineStart
+    try {
+      return await reader.read()
+    } finally {
+      idle = false
+    }
+  }
+  const probe = streaming ? probeAfterFin(req, res, () => idle) : undefined
   let read = false
   try {
-    let next = await reader.read()
+    let next = await nextChunk()
     for (;;) {
       if (next.done) {
         read = true
@@ -273,6 +307,7 @@ async function writeResponse(
           break
         }
       }
+      atLineStart = value[value.byteLength - 1] === 0x0a
       if (!res.write(value)) {
         if (res.destroyed) break
         // The client is not reading: wait for it, within the stall bounds.
@@ -289,16 +324,51 @@ async function writeResponse(
         )
       }
       if (res.destroyed) break
-      if (streaming) next = await reader.read()
+      if (streaming) next = await nextChunk()
     }
   } catch {
     // The body stream failed (the client went away, or the handler errored): end what we have.
   } finally {
+    probe?.()
     res.off('close', stop)
     // Left before the end (the connection closed or was dropped): cancel the body, which ends
     // the handler's stream and writes the request's audit lines (`aborted` for every answer not
     // produced yet). The 'close' listener is gone by the time a destroyed socket emits it.
     if (!read) stop()
     res.end()
+  }
+}
+
+/** How often an event stream whose client sent FIN is probed while it waits for its next event. */
+const FIN_PROBE_MS = 250
+
+/**
+ * Finds out whether a client that sent FIN during an event stream is still there. A FIN alone
+ * says only that the client sends nothing more: one that half-closed after its request still
+ * reads the answer (the server allows half-open connections for it), one that closed its socket
+ * (an aborted fetch, a closed python socket) is gone, and nothing tells the two apart until the
+ * gateway writes: the closed one answers with a reset, and the next write fails, which closes the
+ * connection (the request's signal aborts, the wait stops, its audit line says `aborted`).
+ * Without probing, a long wait runs to its end and its answer, written into the reset, may
+ * still count as written. So while such a stream waits for its next event (`idle`, only ever
+ * between lines), an SSE comment line (`:`, ignored by every reader) is written now and every
+ * FIN_PROBE_MS. Returns the stop function.
+ */
+function probeAfterFin(req: IncomingMessage, res: ServerResponse, idle: () => boolean): () => void {
+  const socket = req.socket
+  let timer: ReturnType<typeof setInterval> | undefined
+  const probe = (): void => {
+    if (idle() && !res.destroyed && !res.writableEnded) res.write(':\n')
+  }
+  const start = (): void => {
+    probe()
+    timer = setInterval(probe, FIN_PROBE_MS)
+    timer.unref()
+  }
+  if (socket.readableEnded) start()
+  else socket.once('end', start)
+  return () => {
+    socket.off('end', start)
+    clearInterval(timer)
   }
 }

@@ -7,7 +7,13 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createUpstreamClient, type UpstreamClient } from '@sallyport/upstream-client'
-import { createGateway, type Gateway, type GatewayOptions, runtimeFromUpstream } from '../../src/index.js'
+import {
+  createGateway,
+  type Gateway,
+  type GatewayOptions,
+  gatewayUpstreamOptions,
+  runtimeFromUpstream,
+} from '../../src/index.js'
 import { type Credentials, captureLogger, makeCredentials, testSecret } from '../helpers.js'
 
 export type ClientMode = 'auto' | 'legacy' | 'v1'
@@ -64,6 +70,7 @@ export async function startE2E(options: { runtime?: StackRuntimeOptions } = {}):
   const creds = await makeCredentials()
   const stack = await startStack(options.runtime ? { runtime: options.runtime } : {})
   const upstream = createUpstreamClient({
+    ...gatewayUpstreamOptions,
     baseUrl: stack.runtime.url,
     username: stack.runtime.username,
     password: stack.runtime.password,

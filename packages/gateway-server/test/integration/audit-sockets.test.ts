@@ -1,0 +1,184 @@
+import { writeFile } from 'node:fs/promises'
+import { connect, type Socket } from 'node:net'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../src/http/listen.js'
+import type { Gateway } from '../../src/index.js'
+import { pollUntil, rpcCall, useHarness } from './harness.js'
+
+// The audit log over real sockets: a line says `ok` only when the whole answer was handed to the
+// connection. A client that closes (FIN) or resets (RST) before that, or a reader the gateway
+// drops at its stall timeout, leaves lines that say `aborted`.
+
+const h = useHarness()
+
+type Line = Record<string, unknown>
+const auditSince = (mark: number): Line[] =>
+  h.logs
+    .lines()
+    .slice(mark)
+    .filter((l) => l.event === 'audit')
+
+let gateway: Gateway
+let server: RunningServer
+
+beforeAll(async () => {
+  // Its JSON form is twice its size: eight reads make an answer of about 5 MB, far more than
+  // the kernel buffers of a connection hold.
+  await writeFile(join(h.creds.workspace, 'big.txt'), '"\\'.repeat(120 * 1024))
+  gateway = h.extraGateway({
+    gateway: {
+      limits: { responseStallTimeoutMs: 1_000, ratePerSecond: 100_000, rateBurst: 100_000 },
+    },
+  })
+  server = await gateway.listen()
+})
+
+interface Exchange {
+  socket: Socket
+  /** Bytes received so far. */
+  bytes: () => number
+  /** The first 64 KiB received. */
+  text: () => string
+  /** Resolves once the response head has arrived. */
+  head: Promise<void>
+  /** Resolves once the first bytes of the body have arrived after the head. */
+  body: Promise<void>
+  closed: Promise<void>
+}
+
+/** POSTs `payload` on a raw connection with `key`. */
+function rawPost(key: string, payload: unknown): Exchange {
+  const body = JSON.stringify(payload)
+  const socket = connect(server.port, '127.0.0.1')
+  socket.on('error', () => {})
+  let text = ''
+  let received = 0
+  let onHead: () => void = () => {}
+  let onBody: () => void = () => {}
+  const head = new Promise<void>((resolve) => {
+    onHead = resolve
+  })
+  const bodyStarted = new Promise<void>((resolve) => {
+    onBody = resolve
+  })
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.byteLength
+    if (text.length < 65_536) text += chunk.toString('latin1')
+    const end = text.indexOf('\r\n\r\n')
+    if (end >= 0) onHead()
+    if (end >= 0 && received > end + 4 + 16) onBody()
+  })
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  socket.write(
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  )
+  return { socket, bytes: () => received, text: () => text, head, body: bodyStarted, closed }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const bigBatch = () =>
+  Array.from({ length: 8 }, (_, i) => rpcCall(i + 1, 'gateway.workspace.read', { path: 'big.txt' }))
+
+describe('the audit log over real sockets: ok only when the whole answer was written', () => {
+  it('a waiting agent.run whose client closes its socket normally (FIN) is aborted, not ok', async () => {
+    const mark = h.logs.lines().length
+    const x = rawPost(
+      h.creds.keys.chat,
+      rpcCall(1, 'gateway.agent.run', { message: 'fin leaves', waitMs: 8_000 }),
+    )
+    await x.head
+    await sleep(200)
+    const t0 = performance.now()
+    // A full close: the kernel sends FIN (nothing unread), like an aborted fetch or a closed
+    // python socket.
+    x.socket.destroy()
+    const line = await pollUntil(() => auditSince(mark).find((l) => l.tool === 'gateway.agent.run'), {
+      timeoutMs: 12_000,
+      what: 'the agent.run line',
+    })
+    expect(line, JSON.stringify(line)).toMatchObject({ tool: 'gateway.agent.run', outcome: 'aborted' })
+    // Known (and logged) when the client left, long before the 8 s wait was up.
+    expect(performance.now() - t0).toBeLessThan(4_000)
+    expect(line.durationMs as number).toBeLessThan(4_000)
+  })
+
+  it('a client that half-closes after its request and still reads gets the answer, logged ok', async () => {
+    const mark = h.logs.lines().length
+    const x = rawPost(
+      h.creds.keys.chat,
+      rpcCall(1, 'gateway.agent.run', { message: 'half close', waitMs: 300 }),
+    )
+    x.socket.end()
+    await x.closed
+    // The whole answer arrived: the stream was probed (SSE comment lines), then the result.
+    expect(x.text()).toMatch(/^HTTP\/1\.1 200/)
+    expect(x.text()).toContain('\r\n:\n')
+    expect(x.text()).toMatch(/data: \{.*"result":\{.*"status":"running"/)
+    expect(x.text()).toMatch(/0\r\n\r\n$/)
+    const line = await pollUntil(() => auditSince(mark).find((l) => l.tool === 'gateway.agent.run'), {
+      what: 'the agent.run line',
+    })
+    expect(line, JSON.stringify(line)).toMatchObject({ outcome: 'ok' })
+    expect(line.durationMs as number).toBeGreaterThanOrEqual(300)
+  })
+
+  it('a batch answer the client resets mid-way (RST) logs every call aborted', async () => {
+    const mark = h.logs.lines().length
+    const x = rawPost(h.creds.keys.read, bigBatch())
+    await x.body
+    x.socket.resetAndDestroy()
+    const lines = await pollUntil(
+      () => {
+        const found = auditSince(mark).filter((l) => l.tool === 'gateway.workspace.read')
+        return found.length === 8 ? found : undefined
+      },
+      { timeoutMs: 10_000, what: 'eight lines' },
+    )
+    expect(
+      lines.map((l) => l.outcome),
+      JSON.stringify(lines),
+    ).toEqual(Array.from({ length: 8 }, () => 'aborted'))
+  })
+
+  it('the same batch read to its end logs every call ok', async () => {
+    const mark = h.logs.lines().length
+    const x = rawPost(h.creds.keys.read, bigBatch())
+    await x.head
+    await sleep(100)
+    const lines = await pollUntil(
+      () => {
+        const found = auditSince(mark).filter((l) => l.tool === 'gateway.workspace.read')
+        return found.length === 8 ? found : undefined
+      },
+      { timeoutMs: 10_000, what: 'eight lines' },
+    )
+    expect(lines.map((l) => l.outcome)).toEqual(Array.from({ length: 8 }, () => 'ok'))
+    expect(x.bytes()).toBeGreaterThan(4_000_000)
+    x.socket.destroy()
+  })
+
+  it('a batch answer the gateway drops at its stall timeout (a reader that stopped) logs every call aborted, stalled', async () => {
+    const mark = h.logs.lines().length
+    const x = rawPost(h.creds.keys.read, bigBatch())
+    await x.head
+    x.socket.pause()
+    const t0 = performance.now()
+    const lines = await pollUntil(
+      () => {
+        const found = auditSince(mark).filter((l) => l.tool === 'gateway.workspace.read')
+        return found.length === 8 ? found : undefined
+      },
+      { timeoutMs: 10_000, what: 'eight lines' },
+    )
+    expect(
+      lines.map((l) => [l.outcome, l.errorCode]),
+      JSON.stringify(lines),
+    ).toEqual(Array.from({ length: 8 }, () => ['aborted', 'stalled']))
+    // Logged when the gateway dropped the connection, after the 1 s stall timeout.
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(900)
+    expect(lines[0]?.durationMs as number).toBeGreaterThanOrEqual(900)
+    x.socket.destroy()
+  })
+})
