@@ -44,64 +44,39 @@ function memoryOf(pid) {
 }
 const round = (n) => Math.round(n * 10) / 10
 
-/** Starts `serve --port 0` on the stack and resolves once it is ready. */
-async function startServe(dir, cleanups) {
-  const serve = spawn(
-    process.execPath,
-    [...NODE_FLAGS, BIN, 'serve', '--dir', dir, '--port', '0', '--log-format', 'json'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  const exited = new Promise((resolve) => serve.once('exit', resolve))
+/** Starts `sallyport <args>` (stopped by `cleanups`) and resolves once it logged `ready`. */
+async function startReady(args, cleanups) {
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, ...args, '--log-format', 'json'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
   cleanups.unshift(async () => {
-    serve.kill('SIGTERM')
+    child.kill('SIGTERM')
     await exited
   })
   let output = ''
   await new Promise((resolve, reject) => {
-    serve.stdout.on('data', (chunk) => {
+    child.stdout.on('data', (chunk) => {
       output += chunk
       if (output.includes('"event":"ready"')) resolve()
     })
-    serve.stderr.on('data', (chunk) => {
+    child.stderr.on('data', (chunk) => {
       output += chunk
     })
-    exited.then((code) => reject(new Error(`serve exited (${code}) before ready: ${output.slice(-500)}`)))
+    exited.then((code) =>
+      reject(new Error(`${args[0]} exited (${code}) before ready: ${output.slice(-500)}`)),
+    )
   })
-  return serve
+  return child
 }
 
 async function oneRound() {
   const cleanups = []
   try {
     const stack = await newStack(undefined, cleanups)
-    const child = spawn(
-      process.execPath,
-      [...NODE_FLAGS, BIN, 'up', '--dir', stack.dir, '--log-format', 'json'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    cleanups.unshift(async () => {
-      child.kill('SIGTERM')
-      await exited
-    })
-    let output = ''
-    const ready = new Promise((resolve, reject) => {
-      child.stdout.on('data', (chunk) => {
-        output += chunk
-        if (output.includes('"event":"ready"')) resolve()
-      })
-      child.stderr.on('data', (chunk) => {
-        output += chunk
-      })
-      exited.then((code) => reject(new Error(`up exited (${code}) before ready: ${output.slice(-500)}`)))
-    })
-    await ready
+    const child = await startReady(['up', '--dir', stack.dir], cleanups)
     // `serve`: the gateway alone, in a process of its own, in front of the runtime `up` started.
-    const measured = SERVE ? await startServe(stack.dir, cleanups) : child
+    const measured = SERVE ? await startReady(['serve', '--dir', stack.dir, '--port', '0'], cleanups) : child
     const series = []
     for (let s = 1; s <= SECONDS; s++) {
       await sleep(1_000)
