@@ -6,25 +6,14 @@
  * boundary of the CLI and the assistant's task tools.
  */
 export { type HostSettings, readHostSettings, setTaskEnabled } from './activation.ts'
-export {
-  askScheduler,
-  type ControlRequest,
-  type ControlResponse,
-  type ControlResult,
-  type ControlResults,
-  callScheduler,
-  MAX_SOCKET_PATH_BYTES,
-  serveControl,
-} from './control.ts'
+export { serveControl } from './control.ts'
 export { type DaemonOptions, jsonLog, runSchedulerDaemon, type SchedulerLog } from './daemon.ts'
 export {
-  defaultEngineConfig,
   type EngineConfig,
   EngineConfigSchema,
   type EngineTarget,
   readEngineConfig,
 } from './engine-config.ts'
-export { SchedulerError, type SchedulerErrorCode } from './errors.ts'
 export {
   appendHistory,
   MAX_HISTORY_BYTES,
@@ -36,15 +25,6 @@ export {
 } from './history.ts'
 export { type TaskLockOptions, withTaskLock } from './lock.ts'
 export { checkOutputPath, DEFAULT_OUTPUT, expandOutputPath, RESERVED_KNOWLEDGE_DIRS } from './output-path.ts'
-export { type SchedulerPaths, STACK_CONFIG_FILE, schedulerPaths, shown } from './paths.ts'
-export {
-  bundledTasksPluginPath,
-  daemonEntryPath,
-  STACK_DIR_ENV,
-  TASKS_MODULE_ENV,
-  TASKS_PLUGIN_WRAPPER_FILE,
-  tasksPluginWrapperSource,
-} from './plugin-wrapper.ts'
 export { socketReconciler } from './reconcile.ts'
 export {
   type RunRuntime,
@@ -55,14 +35,7 @@ export {
   writeResult,
 } from './run-task.ts'
 export { sanitizeMessage } from './sanitize.ts'
-export {
-  type CompiledSchedule,
-  checkSchedule,
-  compileSchedule,
-  hostTimeZone,
-  isTimeZone,
-  SCHEDULE_NICKNAMES,
-} from './schedule.ts'
+export { type CompiledSchedule, checkSchedule, compileSchedule, SCHEDULE_NICKNAMES } from './schedule.ts'
 export {
   createScheduler,
   LATE_TOLERANCE_MS,
@@ -74,7 +47,8 @@ export {
   type SyncReport,
   systemClock,
 } from './scheduler.ts'
-export { parseStackEnv, quoteStackEnvValue } from './stack-env.ts'
+// What the light `./stack` entry offers, re-exported whole (one list of those names).
+export * from './stack.ts'
 export {
   type InvalidTask,
   MAX_TASK_FILES,
@@ -121,4 +95,3 @@ export {
   type ToolContext,
   type ToolDefinition,
 } from './task-tools.ts'
-export { MAX_USER_ENV_BYTES, parseUserEnv, readUserEnv } from './user-env.ts'
