@@ -19,6 +19,16 @@ const auditSince = (mark: number): Line[] =>
     .slice(mark)
     .filter((l) => l.event === 'audit')
 
+/** The eight `workspace.read` lines of one batch (see `bigBatch`) logged since `mark`. */
+const batchLines = (mark: number): Promise<Line[]> =>
+  pollUntil(
+    () => {
+      const found = auditSince(mark).filter((l) => l.tool === 'gateway.workspace.read')
+      return found.length === 8 ? found : undefined
+    },
+    { timeoutMs: 10_000, what: 'eight lines' },
+  )
+
 let gateway: Gateway
 let server: RunningServer
 
@@ -129,13 +139,7 @@ describe('the audit log over real sockets: ok only when the whole answer was wri
     const x = rawPost(h.creds.keys.read, bigBatch())
     await x.body
     x.socket.resetAndDestroy()
-    const lines = await pollUntil(
-      () => {
-        const found = auditSince(mark).filter((l) => l.tool === 'gateway.workspace.read')
-        return found.length === 8 ? found : undefined
-      },
-      { timeoutMs: 10_000, what: 'eight lines' },
-    )
+    const lines = await batchLines(mark)
     expect(
       lines.map((l) => l.outcome),
       JSON.stringify(lines),
@@ -147,13 +151,7 @@ describe('the audit log over real sockets: ok only when the whole answer was wri
     const x = rawPost(h.creds.keys.read, bigBatch())
     await x.head
     await sleep(100)
-    const lines = await pollUntil(
-      () => {
-        const found = auditSince(mark).filter((l) => l.tool === 'gateway.workspace.read')
-        return found.length === 8 ? found : undefined
-      },
-      { timeoutMs: 10_000, what: 'eight lines' },
-    )
+    const lines = await batchLines(mark)
     expect(lines.map((l) => l.outcome)).toEqual(Array.from({ length: 8 }, () => 'ok'))
     expect(x.bytes()).toBeGreaterThan(4_000_000)
     x.socket.destroy()
@@ -165,13 +163,7 @@ describe('the audit log over real sockets: ok only when the whole answer was wri
     await x.head
     x.socket.pause()
     const t0 = performance.now()
-    const lines = await pollUntil(
-      () => {
-        const found = auditSince(mark).filter((l) => l.tool === 'gateway.workspace.read')
-        return found.length === 8 ? found : undefined
-      },
-      { timeoutMs: 10_000, what: 'eight lines' },
-    )
+    const lines = await batchLines(mark)
     expect(
       lines.map((l) => [l.outcome, l.errorCode]),
       JSON.stringify(lines),
