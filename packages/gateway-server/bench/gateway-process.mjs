@@ -27,8 +27,12 @@ const gateway = createGateway({
   workspaceRoot: config.runtime.directory,
   logger: createLogger({ level: config.logLevel ?? 'silent' }),
   screening: { screen: async () => ({ allowed: true }) },
-  // The harness measures resources under load, not the per-credential limits.
-  limits: { ratePerSecond: 1e5, rateBurst: 1e6, concurrentRuns: 10_000, concurrentWaits: 10_000 },
+  // The load harness measures resources under load, not the per-credential limits; the fairness
+  // harness (`"defaultLimits": true`) measures the defaults (or `"limits"` over them).
+  limits:
+    config.defaultLimits === true
+      ? config.limits
+      : { ratePerSecond: 1e5, rateBurst: 1e6, concurrentRuns: 10_000, concurrentWaits: 10_000 },
 })
 const server = await gateway.listen({ port: 0 })
 process.stdout.write(`${JSON.stringify({ port: Number(new URL(server.url).port) })}\n`)

@@ -1,0 +1,245 @@
+// The fairness harness (`pnpm bench:fairness`): the gateway in a process of its own with its
+// DEFAULT per-credential limits, in front of the real runtime and the scripted model, loopback
+// only. One chat credential storms it at its full allowance (fairness-storm.mjs, another process,
+// many keep-alive connections) while another credential's workflow — a run that completes, its
+// session read, the catalog — is timed; the same workflow is timed quietly before and after, in
+// this run. Prints the p50/p90 ratios (storm vs quiet) as one JSON object; the goal of issue
+// "honest job states and a boundary that holds under abuse" is within 2x.
+//
+//   node bench/fairness.mjs                       # 150 connections, pattern `runs`, 40 s
+//   node bench/fairness.mjs --pattern mixed       # 16 runners, 32 waiters, the rest cheap calls
+//   node bench/fairness.mjs --connections 60 --seconds 20 --samples 10
+//   node bench/fairness.mjs --limits '{"runCost":1}'   # other limits than the defaults
+//   node bench/fairness.mjs --streaming           # the storm's runs stream a long answer
+//   node bench/fairness.mjs --sessions 5000       # the runtime holds 5 000 sessions first
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createCredentialStore } from '@sallyport/credentials'
+import { startStack } from '@sallyport/testkit'
+import { DEFAULT_LIMITS } from '../dist/index.js'
+import { connect, cpuMs, quantile, rssMiB, spawnWithPort } from './support.mjs'
+
+const argv = process.argv.slice(2)
+const flag = (name, fallback) => {
+  const i = argv.indexOf(`--${name}`)
+  return i >= 0 ? Number(argv[i + 1]) : fallback
+}
+const CONNECTIONS = flag('connections', 150)
+const RUNNERS = flag('runners', DEFAULT_LIMITS.concurrentRuns)
+const WAITERS = flag('waiters', DEFAULT_LIMITS.concurrentWaits)
+const SECONDS = flag('seconds', 40)
+const SAMPLES = flag('samples', 15)
+const STREAMING = argv.includes('--streaming')
+/** The storm's pattern: `runs` (the harshest) or `mixed` (see fairness-storm.mjs). */
+const PATTERN = argv.includes('--pattern') ? argv[argv.indexOf('--pattern') + 1] : 'runs'
+/** Sessions created directly upstream first (nobody's), as a runtime that has served a while holds. */
+const SESSIONS = flag('sessions', 0)
+/** Limits over the defaults (`--limits '{"concurrentRuns":4}'`), to compare. */
+const LIMITS = argv.includes('--limits') ? JSON.parse(argv[argv.indexOf('--limits') + 1]) : {}
+
+const stateDir = await mkdtemp(join(tmpdir(), 'sallyport-fairness-'))
+const stack = await startStack()
+const store = createCredentialStore({ stateDir })
+const { key: ownerKey } = await store.add('owner', 'full')
+const { key: stormKey } = await store.add('storm', 'chat')
+const secretHex = randomBytes(32).toString('hex')
+const runtime = {
+  baseUrl: stack.runtime.url,
+  username: stack.runtime.username,
+  password: stack.runtime.password,
+  directory: stack.runtime.directory,
+}
+const { child: gateway, port } = await spawnWithPort(
+  [
+    join(import.meta.dirname, 'gateway-process.mjs'),
+    JSON.stringify({ stateDir, secretHex, runtime, defaultLimits: true, limits: LIMITS }),
+  ],
+  { ipc: true },
+)
+const url = `http://127.0.0.1:${port}`
+const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
+
+const call = async (client, name, args) => {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })
+  if (result.isError) throw new Error(`${name}: ${result.content?.[0]?.text}`)
+  return result.structuredContent
+}
+
+const owner = await connect(url, ownerKey, { name: 'owner' })
+const stormer = await connect(url, stormKey, { name: 'storm-setup' })
+
+/** Each step's duration of the owner's workflows, by phase (`quiet` / `storm`), ms. */
+const steps = { quiet: { run: [], get: [], catalog: [] }, storm: { run: [], get: [], catalog: [] } }
+/** When the owner may start its next workflow (see `workflow`). */
+let nextStart = 0
+/**
+ * One owner workflow: a run that completes, its session read, the catalog; its duration in ms.
+ * Workflows start at least a second apart: the owner is a client at work (its run, 2 reads: 7
+ * operations a second at most), within its own allowance, not a second storm.
+ */
+async function workflow(i, phase = 'quiet') {
+  await sleep(nextStart - performance.now())
+  nextStart = performance.now() + 1_000
+  const t0 = performance.now()
+  const run = await call(owner, 'gateway.agent.run', { message: `quick ${i}`, waitMs: 20_000 })
+  if (run.status !== 'completed') throw new Error(`owner run ${i} ended ${run.status}`)
+  const t1 = performance.now()
+  await call(owner, 'gateway.session.get', { session: run.session })
+  const t2 = performance.now()
+  await call(owner, 'gateway.catalog.get', {})
+  const t3 = performance.now()
+  steps[phase].run.push(t1 - t0)
+  steps[phase].get.push(t2 - t1)
+  steps[phase].catalog.push(t3 - t2)
+  return t3 - t0
+}
+/** The runtime's own latency, read directly (not through the gateway): `GET /session/status`. */
+const probes = { quiet: [], storm: [] }
+let probePhase = 'quiet'
+const statusUrl = new URL('/session/status', stack.runtime.url)
+statusUrl.searchParams.set('directory', stack.runtime.directory)
+const probe = setInterval(async () => {
+  const phase = probePhase
+  const t = performance.now()
+  const res = await fetch(statusUrl, { headers: { authorization: stack.runtime.authHeader } }).catch(
+    () => undefined,
+  )
+  await res?.arrayBuffer()
+  if (res?.ok) probes[phase].push(performance.now() - t)
+}, 250)
+const summary = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return { p50: Math.round(quantile(s, 0.5)), p90: Math.round(quantile(s, 0.9)), n: s.length }
+}
+
+const results = {
+  config: {
+    connections: CONNECTIONS,
+    runners: RUNNERS,
+    waiters: WAITERS,
+    pattern: PATTERN,
+    seconds: SECONDS,
+    samples: SAMPLES,
+    streaming: STREAMING,
+    sessions: SESSIONS,
+  },
+  limits: { ...DEFAULT_LIMITS, ...LIMITS },
+}
+let storm
+try {
+  if (SESSIONS > 0) {
+    let made = 0
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (made < SESSIONS) {
+          made++
+          const target = new URL('/session', stack.runtime.url)
+          target.searchParams.set('directory', stack.runtime.directory)
+          const res = await fetch(target, {
+            method: 'POST',
+            headers: { authorization: stack.runtime.authHeader, 'content-type': 'application/json' },
+            body: JSON.stringify({ title: `earlier ${made}` }),
+          })
+          if (!res.ok) throw new Error(`POST /session: HTTP ${res.status}`)
+          await res.arrayBuffer()
+        }
+      }),
+    )
+  }
+  // Slow jobs of the storming credential for its waits: streaming through the whole measurement.
+  const slowMarker = stack.model.script([
+    { text: Array.from({ length: 400 }, () => 'tick '), intervalMs: 500 },
+  ])
+  const slowJobs = []
+  for (let i = 0; i < 2; i++)
+    slowJobs.push(
+      (await call(stormer, 'gateway.agent.run', { message: `slow ${i} ${slowMarker}`, waitMs: 0 })).job,
+    )
+  await stormer.close()
+  // A storm run streams a long answer (`--streaming`: every new session's first turn is the
+  // script's first step) or gets the model's default reply.
+  const stormMarker = STREAMING
+    ? stack.model.script(
+        [{ text: Array.from({ length: 200 }, (_, i) => `word${i} `), intervalMs: 5 }],
+        'storm-stream',
+      )
+    : ''
+
+  await workflow(0)
+  const quiet = []
+  for (let i = 1; i <= SAMPLES; i++) quiet.push(await workflow(i))
+
+  const cpu0 = { gateway: await cpuMs(gateway.pid), runtime: await cpuMs(stack.runtime.pid) }
+  storm = spawn(
+    process.execPath,
+    [
+      join(import.meta.dirname, 'fairness-storm.mjs'),
+      `${url}/mcp`,
+      stormKey,
+      String(SECONDS),
+      String(CONNECTIONS),
+      PATTERN,
+      String(RUNNERS),
+      String(WAITERS),
+      JSON.stringify(slowJobs),
+      stormMarker,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  let out = ''
+  storm.stdout.on('data', (d) => {
+    out += d
+  })
+  const stormEnded = new Promise((resolve) => storm.once('exit', resolve))
+  const stormStart = performance.now()
+  probePhase = 'storm'
+  // Let the storm reach its allowance, then time the owner under it until it ends.
+  await sleep(5_000)
+  const stormy = []
+  const rss = []
+  for (let i = 0; performance.now() - stormStart < SECONDS * 1000 - 2_000; i++) {
+    stormy.push(await workflow(100 + i, 'storm'))
+    rss.push(await rssMiB(gateway.pid))
+  }
+  const cpu1 = { gateway: await cpuMs(gateway.pid), runtime: await cpuMs(stack.runtime.pid) }
+  await stormEnded
+  const stormSeconds = (performance.now() - stormStart) / 1000
+  probePhase = 'quiet'
+  // Quiet again (the slow jobs still streaming): the quiet figure is taken on both sides.
+  await sleep(2_000)
+  for (let i = 1; i <= SAMPLES; i++) quiet.push(await workflow(200 + i))
+
+  const q = summary(quiet)
+  const s = summary(stormy)
+  results.quietMs = q
+  results.stormMs = s
+  results.ratio = { p50: Number((s.p50 / q.p50).toFixed(2)), p90: Number((s.p90 / q.p90).toFixed(2)) }
+  results.stepsP50 = Object.fromEntries(
+    Object.entries(steps).map(([phase, byStep]) => [
+      phase,
+      Object.fromEntries(Object.entries(byStep).map(([step, xs]) => [step, summary(xs).p50])),
+    ]),
+  )
+  results.runtimeStatusMs = { quiet: summary(probes.quiet), storm: summary(probes.storm) }
+  results.storm = JSON.parse(out || '{}')
+  results.cpuShare = {
+    gatewayPercent: Math.round(((cpu1.gateway - cpu0.gateway) / 10 / stormSeconds) * 1) / 1,
+    runtimePercent: Math.round((cpu1.runtime - cpu0.runtime) / 10 / stormSeconds),
+  }
+  results.gatewayRssMiBMax = Math.round(Math.max(...rss))
+  process.stdout.write(`${JSON.stringify(results)}\n`)
+  process.stdout.write(
+    `owner workflow p50/p90: quiet ${q.p50}/${q.p90} ms, storm ${s.p50}/${s.p90} ms: ${results.ratio.p50}x/${results.ratio.p90}x (goal ≤ 2x)\n`,
+  )
+} finally {
+  clearInterval(probe)
+  storm?.kill('SIGKILL')
+  await owner.close().catch(() => undefined)
+  gateway.kill('SIGTERM')
+  await new Promise((r) => gateway.once('exit', r))
+  await stack.stop()
+  await rm(stateDir, { recursive: true, force: true })
+}
