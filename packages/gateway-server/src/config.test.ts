@@ -58,6 +58,8 @@ describe('limits', () => {
     ['rateBurst', 300],
     ['concurrentWaits', 32],
     ['concurrentRuns', 16],
+    ['runsPerMinute', 60],
+    ['runBurst', 16],
   ] as const)('defaults %s to %d, inside its own bounds', (key, value) => {
     expect(DEFAULT_LIMITS[key]).toBe(value)
     expect(value).toBeGreaterThanOrEqual(LIMIT_BOUNDS[key].min)
@@ -66,7 +68,7 @@ describe('limits', () => {
 
   it('has a default for every limit and no other', () => {
     expect(Object.keys(DEFAULT_LIMITS).sort()).toEqual(Object.keys(LIMIT_BOUNDS).sort())
-    expect(Object.keys(DEFAULT_LIMITS)).toHaveLength(13)
+    expect(Object.keys(DEFAULT_LIMITS)).toHaveLength(15)
   })
 
   it('fills in every omitted limit in a config file, and refuses an unknown one', () => {

@@ -53,6 +53,14 @@ export interface GatewayLimits {
    * returns). Default 16.
    */
   concurrentRuns: number
+  /**
+   * Per credential: runs started per minute, sustained (`gateway.agent.run` calls that start a
+   * run). A run costs the runtime far more than a read, so starting them back to back is what
+   * one credential could take the runtime from the others with. Default 60.
+   */
+  runsPerMinute: number
+  /** Per credential: runs that may start at once above `runsPerMinute`. Default 16. */
+  runBurst: number
 }
 
 /** One limit's default, its accepted range and whether it must be a whole number. */
@@ -81,6 +89,8 @@ export const LIMIT_BOUNDS: Readonly<Record<keyof GatewayLimits, LimitBounds>> = 
   rateBurst: bounds(300, 1, 1_000_000),
   concurrentWaits: bounds(32, 1, 10_000),
   concurrentRuns: bounds(16, 1, 10_000),
+  runsPerMinute: bounds(60, 1, 1_000_000),
+  runBurst: bounds(16, 1, 10_000),
 })
 
 const limit = (key: keyof GatewayLimits) => {
@@ -107,6 +117,8 @@ export const GatewayLimitsSchema = z
     rateBurst: limit('rateBurst'),
     concurrentWaits: limit('concurrentWaits'),
     concurrentRuns: limit('concurrentRuns'),
+    runsPerMinute: limit('runsPerMinute'),
+    runBurst: limit('runBurst'),
   } satisfies Record<keyof GatewayLimits, unknown>)
   .strict()
 

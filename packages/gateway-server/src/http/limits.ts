@@ -32,10 +32,12 @@ export class RateLimited extends Error {
 
 export type SlotKind = 'wait' | 'run'
 
-/** Per-credential state: a token bucket and two counters. */
+/** Per-credential state: a token bucket of operations, one of run starts, and two counters. */
 interface Account {
   tokens: number
   refilledAt: number
+  runTokens: number
+  runsRefilledAt: number
   wait: number
   run: number
 }
@@ -53,7 +55,11 @@ export interface CredentialLimiter {
    * the bucket may go into debt (at most one burst), which later calls wait out.
    */
   charge(username: string, count: number): void
-  /** Holds one slot of `kind` until the returned release is called; throws `RateLimited`. */
+  /**
+   * Holds one slot of `kind` until the returned release is called; throws `RateLimited`. A `run`
+   * slot also takes one run start from the credential's run bucket (`runsPerMinute`,
+   * `runBurst`), or is refused.
+   */
   acquire(username: string, kind: SlotKind): () => void
   /** Milliseconds the bucket takes to earn back one operation (the shortest useful retry hint). */
   readonly tokenMs: number
@@ -64,24 +70,37 @@ export interface CredentialLimiter {
  * holds only credentials that were active within the last refill period.
  */
 export function createCredentialLimiter(
-  limits: Pick<GatewayLimits, 'ratePerSecond' | 'rateBurst' | 'concurrentWaits' | 'concurrentRuns'>,
+  limits: Pick<GatewayLimits, 'ratePerSecond' | 'rateBurst' | 'concurrentWaits' | 'concurrentRuns'> &
+    Partial<Pick<GatewayLimits, 'runsPerMinute' | 'runBurst'>>,
   now: () => number = () => performance.now(),
 ): CredentialLimiter {
   const accounts = new Map<string, Account>()
   const fullAfterMs = (limits.rateBurst / limits.ratePerSecond) * 1000
   /** The time an account in debt (see `charge`) needs on top of a refill from empty. */
   const debtMs = (a: Account): number => (a.tokens < 0 ? (-a.tokens / limits.ratePerSecond) * 1000 : 0)
+  // Run starts (without these limits, unbounded: only the operation rate counts a run).
+  const runBurst = limits.runBurst ?? Number.POSITIVE_INFINITY
+  const runsPerMs = (limits.runsPerMinute ?? Number.POSITIVE_INFINITY) / 60_000
+  /** The time an account's run bucket needs to be full again. */
+  const runsRefillMs = (a: Account): number =>
+    Number.isFinite(runBurst) ? (runBurst - a.runTokens) / runsPerMs : 0
   let sweptAt = now()
   const account = (username: string): Account => {
     const t = now()
     if (t - sweptAt > fullAfterMs && accounts.size > 0) {
       sweptAt = t
       for (const [name, a] of accounts)
-        if (a.wait === 0 && a.run === 0 && t - a.refilledAt >= fullAfterMs + debtMs(a)) accounts.delete(name)
+        if (
+          a.wait === 0 &&
+          a.run === 0 &&
+          t - a.refilledAt >= fullAfterMs + debtMs(a) &&
+          t - a.runsRefilledAt >= runsRefillMs(a)
+        )
+          accounts.delete(name)
     }
     let a = accounts.get(username)
     if (!a) {
-      a = { tokens: limits.rateBurst, refilledAt: t, wait: 0, run: 0 }
+      a = { tokens: limits.rateBurst, refilledAt: t, runTokens: runBurst, runsRefilledAt: t, wait: 0, run: 0 }
       accounts.set(username, a)
     }
     a.tokens = Math.min(limits.rateBurst, a.tokens + ((t - a.refilledAt) / 1000) * limits.ratePerSecond)
@@ -114,6 +133,17 @@ export function createCredentialLimiter(
             : `Too many runs in progress for this credential (at most ${cap.run} at once). Retry once one of them has ended, or cancel one (gateway.session.get gives a running session's activeJob).`,
           1000,
         )
+      }
+      if (kind === 'run' && Number.isFinite(runBurst)) {
+        const t = now()
+        a.runTokens = Math.min(runBurst, a.runTokens + (t - a.runsRefilledAt) * runsPerMs)
+        a.runsRefilledAt = t
+        if (a.runTokens < 1)
+          throw new RateLimited(
+            `Too many runs started by this credential (at most ${limits.runsPerMinute} a minute, ${runBurst} at once). Retry later.`,
+            Math.ceil((1 - a.runTokens) / runsPerMs),
+          )
+        a.runTokens -= 1
       }
       a[kind]++
       let released = false

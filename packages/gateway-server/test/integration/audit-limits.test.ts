@@ -328,6 +328,28 @@ describe('per-credential limits', () => {
     await client.close()
   })
 
+  it('starts at most runBurst runs at once and runsPerMinute after, per credential', async () => {
+    const g = h.extraGateway({ gateway: { limits: { runsPerMinute: 1, runBurst: 2, concurrentRuns: 10 } } })
+    const client = await h.connect('chat', { gateway: g })
+    const sessions = h.fake.state.sessions.size
+    for (const i of [0, 1])
+      expect((await client.ok('gateway.agent.run', { message: `run ${i}`, waitMs: 0 })).status).toBe(
+        'running',
+      )
+    // The burst is spent: a third run is refused with a hint, and creates nothing.
+    const third = await client.call('gateway.agent.run', { message: 'one too many', waitMs: 0 })
+    expect(third).toMatchObject({ kind: 'result', isError: true, error: { code: 'rate_limited' } })
+    expect(third.kind === 'result' && third.error?.message).toMatch(/at most 1 a minute, 2 at once/)
+    expect(third.kind === 'result' && JSON.parse(third.text).error.retryAfterMs).toBeGreaterThan(50_000)
+    expect(h.fake.state.sessions.size).toBe(sessions + 2)
+    // Reads are not run starts.
+    expect((await client.call('gateway.catalog.get', {})).kind).toBe('result')
+    // Another credential has its own run starts.
+    const other = await h.connect('chat2', { gateway: g })
+    expect((await other.ok('gateway.agent.run', { message: 'other', waitMs: 0 })).status).toBe('running')
+    await Promise.all([client.close(), other.close()])
+  })
+
   it('counts runs, not calls: a run started with waitMs 0 keeps its slot until the runtime shows it over', async () => {
     const g = h.extraGateway({ gateway: { limits: { concurrentRuns: 2 } } })
     const client = await h.connect('chat', { gateway: g })
