@@ -179,6 +179,9 @@ function errorCodeOf(result: RpcAnswer['result']): string {
   return 'tool_error'
 }
 
+/** The status the MCP SDK answers with when the client's connection closed first (nginx's 499). */
+const CLIENT_CLOSED = 499
+
 /**
  * Fills in the outcome of every record no handler settled, from the answers in the response
  * body. Records left without an answer were cut short (`aborted`) unless they were
@@ -218,6 +221,10 @@ export function settleFromResponse(
       record.errorCode = record.errorCode ?? 'not_a_request'
     } else if (record.id === undefined && status < 400) {
       record.outcome = 'ok' // a notification, or a GET/DELETE answered
+    } else if (status === CLIENT_CLOSED) {
+      // The MCP SDK's answer when the request's connection closed before a result: the call was
+      // under way (or about to be), and its answer was never delivered.
+      record.outcome = 'aborted'
     } else if (status >= 400) {
       record.outcome = 'refused'
       record.errorCode = record.errorCode ?? `http_${status}`

@@ -84,6 +84,7 @@ export function createNodeHandler(
         },
       }).then((body) => {
         bodyState = 'read'
+        continueAfterFin(req, res)
         return body
       })
     }
@@ -339,8 +340,41 @@ async function writeResponse(
   }
 }
 
-/** How often an event stream whose client sent FIN is probed while it waits for its next event. */
+/** How often an answer whose client sent FIN is probed while it waits (see below). */
 const FIN_PROBE_MS = 250
+
+/**
+ * Finds out whether a client that sent FIN while its answer is being worked on (a waiting call,
+ * before any byte of the answer) is still there. As for event streams (`probeAfterFin`), a FIN
+ * alone cannot tell a client that half-closed and still reads from one that closed its socket,
+ * and an answer written into the closed one's reset can still count as written. Before the
+ * answer's head, the only thing that may be written is an interim response: `100 Continue`,
+ * which HTTP/1.1 clients skip (RFC 9110 §15.2) — written after the FIN and every FIN_PROBE_MS
+ * until the head goes out. To a client that is gone the second write fails: the connection
+ * closes, the request's signal aborts, and its audit lines say `aborted`.
+ */
+function continueAfterFin(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket
+  let timer: ReturnType<typeof setInterval> | undefined
+  const stop = (): void => {
+    socket.off('end', start)
+    res.off('close', stop)
+    clearInterval(timer)
+  }
+  const probe = (): void => {
+    if (res.headersSent || res.destroyed || res.writableEnded) stop()
+    else res.writeContinue()
+  }
+  function start(): void {
+    probe()
+    if (res.headersSent || res.destroyed) return
+    timer = setInterval(probe, FIN_PROBE_MS)
+    timer.unref()
+  }
+  res.once('close', stop)
+  if (socket.readableEnded) start()
+  else socket.once('end', start)
+}
 
 /**
  * Finds out whether a client that sent FIN during an event stream is still there. A FIN alone

@@ -57,9 +57,30 @@ interface Exchange {
   closed: Promise<void>
 }
 
-/** POSTs `payload` on a raw connection with `key`. */
-function rawPost(key: string, payload: unknown): Exchange {
-  const body = JSON.stringify(payload)
+/**
+ * POSTs `payload` on a raw connection with `key`: a 2025-era request, or (`modern`) a 2026-07-28
+ * one of a single call, which the gateway answers as plain JSON once the result is there.
+ */
+function rawPost(key: string, payload: unknown, modern = false): Exchange {
+  const message = payload as { method?: string; params?: { name?: string; _meta?: unknown } }
+  const body = JSON.stringify(
+    modern
+      ? {
+          ...message,
+          params: {
+            ...message.params,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }
+      : payload,
+  )
+  const version = modern
+    ? `2026-07-28\r\nMcp-Method: ${message.method}\r\nMcp-Name: ${message.params?.name}`
+    : '2025-06-18'
   const socket = connect(server.port, '127.0.0.1')
   socket.on('error', () => {})
   let text = ''
@@ -81,7 +102,7 @@ function rawPost(key: string, payload: unknown): Exchange {
   })
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
   socket.write(
-    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: ${version}\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   )
   return { socket, bytes: () => received, text: () => text, head, body: bodyStarted, closed }
 }
@@ -122,8 +143,9 @@ describe('the audit log over real sockets: ok only when the whole answer was wri
     )
     x.socket.end()
     await x.closed
-    // The whole answer arrived: the stream was probed (SSE comment lines), then the result.
-    expect(x.text()).toMatch(/^HTTP\/1\.1 200/)
+    // The whole answer arrived: probed before its head (interim 100s, skipped by clients) and
+    // while the stream waited (SSE comment lines), then the result.
+    expect(x.text()).toMatch(/^(HTTP\/1\.1 100 Continue\r\n\r\n)*HTTP\/1\.1 200/)
     expect(x.text()).toContain('\r\n:\n')
     expect(x.text()).toMatch(/data: \{.*"result":\{.*"status":"running"/)
     expect(x.text()).toMatch(/0\r\n\r\n$/)
@@ -132,6 +154,47 @@ describe('the audit log over real sockets: ok only when the whole answer was wri
     })
     expect(line, JSON.stringify(line)).toMatchObject({ outcome: 'ok' })
     expect(line.durationMs as number).toBeGreaterThanOrEqual(300)
+  })
+
+  it('a waiting call answered as plain JSON whose client closes its socket normally (FIN) is aborted, not ok', async () => {
+    const mark = h.logs.lines().length
+    const x = rawPost(
+      h.creds.keys.chat,
+      rpcCall(1, 'gateway.agent.run', { message: 'json fin leaves', waitMs: 3_000 }),
+      true,
+    )
+    // Nothing of a JSON answer is sent before it is whole: wait until the run is in progress.
+    await sleep(500)
+    const t0 = performance.now()
+    x.socket.destroy()
+    const line = await pollUntil(() => auditSince(mark).find((l) => l.tool === 'gateway.agent.run'), {
+      timeoutMs: 12_000,
+      what: 'the agent.run line',
+    })
+    expect(line, JSON.stringify(line)).toMatchObject({ tool: 'gateway.agent.run', outcome: 'aborted' })
+    // Known when the client left (interim responses probe it), before the 3 s wait was up.
+    expect(performance.now() - t0).toBeLessThan(2_000)
+  })
+
+  it('a waiting call answered as plain JSON to a client that half-closes and still reads: interim 100s, then the answer, logged ok', async () => {
+    const mark = h.logs.lines().length
+    const x = rawPost(
+      h.creds.keys.chat,
+      rpcCall(1, 'gateway.agent.run', { message: 'json half close', waitMs: 800 }),
+      true,
+    )
+    x.socket.end()
+    await x.closed
+    expect(x.text()).toMatch(
+      /^HTTP\/1\.1 100 Continue\r\n\r\n(HTTP\/1\.1 100 Continue\r\n\r\n)+HTTP\/1\.1 200 /,
+    )
+    expect(x.text()).toMatch(/content-type: application\/json/i)
+    expect(x.text()).toMatch(/"result":\{.*"status":"running"/)
+    const line = await pollUntil(() => auditSince(mark).find((l) => l.tool === 'gateway.agent.run'), {
+      what: 'the agent.run line',
+    })
+    expect(line, JSON.stringify(line)).toMatchObject({ outcome: 'ok' })
+    expect(line.durationMs as number).toBeGreaterThanOrEqual(800)
   })
 
   it('a batch answer the client resets mid-way (RST) logs every call aborted', async () => {
