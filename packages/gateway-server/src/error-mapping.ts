@@ -176,6 +176,8 @@ export const httpRefusal = {
   emptyBatch: (): Response => rpcError(400, -32600, 'Empty batch'),
   batchTooLarge: (maxBatch: number): Response =>
     rpcError(400, -32600, `Batch too large: at most ${maxBatch} messages per request`),
+  duplicateIds: (): Response =>
+    rpcError(400, -32600, 'Batch has two requests with the same id: each answer could not be told apart'),
   internal: (): Response => rpcError(500, -32603, 'Internal error'),
 } as const
 

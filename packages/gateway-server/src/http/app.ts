@@ -328,6 +328,12 @@ export function createApp(options: AppOptions): GatewayApp {
       limiter.take(principal.username, options.maxBatch)
       return refuse(book, httpRefusal.batchTooLarge(options.maxBatch), 'batch_too_large')
     }
+    if (messages && messages.length > 1 && hasDuplicateIds(book)) {
+      // The answers are matched to requests by id: two requests with one id would run and only
+      // one answer could be delivered (and told apart). Refused whole, nothing runs; counted.
+      limiter.take(principal.username, messages.length)
+      return refuse(book, httpRefusal.duplicateIds(), 'duplicate_id')
+    }
     // The rate counts the operations that can reach the runtime or the workspace (tool calls,
     // resource reads); protocol traffic (initialize, lists, ping, notifications) is not counted.
     const costly = book.operations.filter(
@@ -491,4 +497,17 @@ function observeBody(
       return reader.cancel(reason)
     },
   })
+}
+
+/** True when two requests (messages with a method and an id) of a batch share an id. */
+function hasDuplicateIds(book: AuditBook): boolean {
+  const seen = new Set<unknown>()
+  for (const op of book.operations) {
+    // Only requests: a method and an id (responses and notifications are never answered).
+    if (op.rpcMethod === undefined || op.rpcMethod === 'invalid' || op.id === undefined || op.id === null)
+      continue
+    if (seen.has(op.id)) return true
+    seen.add(op.id)
+  }
+  return false
 }

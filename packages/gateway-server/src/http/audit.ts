@@ -115,7 +115,8 @@ export function auditBook(messages: readonly unknown[] | undefined): AuditBook {
     return {
       rpcMethod,
       id,
-      ...(rpcMethod === 'tools/call' && { tool: knownName(m.params?.name) ?? 'unknown' }),
+      // A message with `"id": null` is no valid request (refused as such): it names no tool.
+      ...(rpcMethod === 'tools/call' && id !== null && { tool: knownName(m.params?.name) ?? 'unknown' }),
     }
   })
   return {

@@ -350,6 +350,53 @@ describe('per-credential limits', () => {
     await Promise.all([client.close(), other.close()])
   })
 
+  it('refuses a batch with two requests of the same id, whole, before anything runs', async () => {
+    const mark = h.logs.lines().length
+    const res = await postRpc(h.gateway, h.creds.keys.full, [
+      rpcCall(7, 'gateway.catalog.get'),
+      rpcCall(7, 'gateway.agent.run', { message: 'must not run', waitMs: 0 }),
+    ])
+    expect(res.status).toBe(400)
+    expect(JSON.parse(res.text)).toMatchObject({ error: { code: -32600, message: /same id/ } })
+    const lines = auditSince(mark)
+    expect(lines.map(view)).toEqual([
+      {
+        username: 'owner',
+        rpcMethod: 'tools/call',
+        tool: 'gateway.catalog.get',
+        outcome: 'refused',
+        errorCode: 'duplicate_id',
+      },
+      {
+        username: 'owner',
+        rpcMethod: 'tools/call',
+        tool: 'gateway.agent.run',
+        outcome: 'refused',
+        errorCode: 'duplicate_id',
+      },
+    ])
+    expect(h.turns.some((t) => JSON.stringify(t).includes('must not run'))).toBe(false)
+    // Distinct ids (and the same id as a string and a number) are served.
+    const ok = await postRpc(h.gateway, h.creds.keys.full, [
+      rpcCall(7, 'gateway.catalog.get'),
+      { ...rpcCall(8, 'gateway.catalog.get'), id: '7' },
+    ])
+    expect(ok.status).toBe(200)
+  })
+
+  it('logs a message with "id": null (no valid request) as refused, under no tool', async () => {
+    const mark = h.logs.lines().length
+    const res = await postRpc(h.gateway, h.creds.keys.full, {
+      ...rpcCall(1, 'gateway.catalog.get'),
+      id: null,
+    })
+    expect(res.status).toBe(400)
+    const lines = auditSince(mark)
+    expect(lines.map(view)).toEqual([
+      { username: 'owner', rpcMethod: 'tools/call', outcome: 'refused', errorCode: 'invalid_request' },
+    ])
+  })
+
   it('counts runs, not calls: a run started with waitMs 0 keeps its slot until the runtime shows it over', async () => {
     const g = h.extraGateway({ gateway: { limits: { concurrentRuns: 2 } } })
     const client = await h.connect('chat', { gateway: g })
