@@ -14,9 +14,9 @@ const argv = process.argv.slice(2)
 const ROUNDS = argv.includes('--rounds') ? Number(argv[argv.indexOf('--rounds') + 1]) : 3
 /** Seconds after `ready` at which the idle RSS is taken. */
 const SECONDS = argv.includes('--seconds') ? Number(argv[argv.indexOf('--seconds') + 1]) : 30
-/** Node flags for the `up` process, to compare (`--node-flags "--max-semi-space-size=1"`). */
 /** Measure `serve` (the gateway alone) instead of `up` (the gateway and the supervisor). */
 const SERVE = argv.includes('--serve')
+/** Node flags for the `up` process, to compare (`--node-flags "--max-semi-space-size=1"`). */
 const NODE_FLAGS = argv.includes('--node-flags')
   ? argv[argv.indexOf('--node-flags') + 1].split(/\s+/).filter(Boolean)
   : []

@@ -26,6 +26,8 @@ const LIMITS = {
   rateBurst: 10_000,
   concurrentWaits: 1_000,
   concurrentRuns: 100,
+  runsPerMinute: 1_000_000,
+  runBurst: 10_000,
   maxInFlightBodies: 1_000,
   maxInFlightBodiesPerCredential: 1_000,
 }

@@ -50,6 +50,8 @@ beforeAll(async () => {
       rateBurst: 10_000,
       concurrentWaits: 1_000,
       concurrentRuns: 100,
+      runsPerMinute: 1_000_000,
+      runBurst: 10_000,
       maxInFlightBodies: 1_000,
       // 300 waiters of one credential post at once: on a loaded machine their bodies are read
       // slowly, so more than the default 16 are in flight (what this file measures is not that).

@@ -84,6 +84,8 @@ beforeAll(async () => {
         ratePerSecond: 1_000,
         rateBurst: 1_000,
         concurrentRuns: 100,
+        runsPerMinute: 1_000_000,
+        runBurst: 10_000,
         maxInFlightBodiesPerCredential: 100,
       },
     })

@@ -250,8 +250,8 @@ export function useHarness(options: { now?: () => number } = {}): Harness {
       screening: testScreening(h.screened),
       logger: h.logs.logger,
       // The fake's runs go on until a test ends them, and one file starts dozens per credential:
-      // the run limit is tested on gateways of its own (audit-limits.test.ts).
-      limits: { concurrentRuns: 1_000 },
+      // the run limits are tested on gateways of their own (audit-limits.test.ts).
+      limits: { concurrentRuns: 1_000, runsPerMinute: 1_000_000, runBurst: 10_000 },
     })
     gateways.push(h.gateway)
 
