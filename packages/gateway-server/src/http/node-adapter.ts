@@ -354,6 +354,8 @@ const FIN_PROBE_MS = 250
  * closes, the request's signal aborts, and its audit lines say `aborted`.
  */
 function continueAfterFin(req: IncomingMessage, res: ServerResponse): void {
+  // HTTP/1.0 has no interim responses: such a client is not probed.
+  if (req.httpVersionMajor < 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor < 1)) return
   const socket = req.socket
   let timer: ReturnType<typeof setInterval> | undefined
   const stop = (): void => {

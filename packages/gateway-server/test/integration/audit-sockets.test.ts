@@ -61,7 +61,7 @@ interface Exchange {
  * POSTs `payload` on a raw connection with `key`: a 2025-era request, or (`modern`) a 2026-07-28
  * one of a single call, which the gateway answers as plain JSON once the result is there.
  */
-function rawPost(key: string, payload: unknown, modern = false): Exchange {
+function rawPost(key: string, payload: unknown, modern = false, http = '1.1'): Exchange {
   const message = payload as { method?: string; params?: { name?: string; _meta?: unknown } }
   const body = JSON.stringify(
     modern
@@ -102,7 +102,7 @@ function rawPost(key: string, payload: unknown, modern = false): Exchange {
   })
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
   socket.write(
-    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: ${version}\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `POST /mcp HTTP/${http}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: ${version}\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   )
   return { socket, bytes: () => received, text: () => text, head, body: bodyStarted, closed }
 }
@@ -185,6 +185,20 @@ describe('the audit log over real sockets: ok only when the whole answer was wri
     })
     expect(line, JSON.stringify(line)).toMatchObject({ outcome: 'ok' })
     expect(line.durationMs as number).toBeGreaterThanOrEqual(800)
+  })
+
+  it('an HTTP/1.0 client that half-closes gets no interim response (HTTP/1.0 has none), only its answer', async () => {
+    const x = rawPost(
+      h.creds.keys.chat,
+      rpcCall(1, 'gateway.agent.run', { message: 'old client', waitMs: 600 }),
+      true,
+      '1.0',
+    )
+    x.socket.end()
+    await x.closed
+    expect(x.text()).toMatch(/^HTTP\/1\.1 200 /)
+    expect(x.text()).not.toContain('100 Continue')
+    expect(x.text()).toMatch(/"result":\{.*"status":"running"/)
   })
 
   it('a batch answer the client resets mid-way (RST) logs every call aborted', async () => {
