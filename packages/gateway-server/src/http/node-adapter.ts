@@ -35,16 +35,21 @@ export function createNodeHandler(
   return (req, res) => {
     const started = performance.now()
     const controller = new AbortController()
-    // Whether the answer was delivered: its last byte handed to the connection ('finish'), or the
-    // connection closed (or was dropped) first.
+    // Whether the answer was delivered: its last byte handed to the connection ('finish'), and
+    // that write did not fail. Node emits 'finish' for a last write into a connection the client
+    // has reset (after a probe: see continueAfterFin) and reports the failure (EPIPE) only a
+    // moment later, so the verdict waits for that moment (setImmediate runs after it).
     let delivered: (whole: boolean) => void = () => {}
     const delivery = new Promise<boolean>((resolve) => {
       delivered = resolve
     })
-    res.once('finish', () => delivered(true))
+    const settleDelivery = (): void => {
+      setImmediate(() => delivered(res.writableFinished && !req.socket.errored))
+    }
+    res.once('finish', settleDelivery)
     res.once('close', () => {
       if (!res.writableFinished) controller.abort()
-      delivered(res.writableFinished)
+      settleDelivery()
     })
     // The gateway drops a stalled answer: the request ends, and its audit lines say why.
     const stalled = (): void => controller.abort(new AnswerStalled())

@@ -145,6 +145,36 @@ describe('the audit log over real sockets: ok only when the whole answer was wri
     },
   )
 
+  it.each([
+    ['an event stream (2025-06-18)', false],
+    ['plain JSON (2026-07-28)', true],
+  ])(
+    'a waiting job.get answered as %s soon after its client closed (FIN) is aborted, not ok',
+    async (_, modern) => {
+      const client = await h.connect('chat', { gateway })
+      const before = new Set(h.fake.state.sessions.keys())
+      const run = await client.ok('gateway.agent.run', { message: 'ends soon after the FIN', waitMs: 0 })
+      const sid = [...h.fake.state.sessions.keys()].find((id) => !before.has(id)) as string
+      const mark = h.logs.lines().length
+      const x = rawPost(
+        h.creds.keys.chat,
+        rpcCall(1, 'gateway.job.get', { job: run.job, waitMs: 8_000 }),
+        modern,
+      )
+      await sleep(60)
+      x.socket.destroy()
+      // The job ends a moment after the client left, well within one probe interval.
+      await sleep(120)
+      h.fake.completeTurn(sid, 'done')
+      const line = await pollUntil(() => auditSince(mark).find((l) => l.tool === 'gateway.job.get'), {
+        timeoutMs: 12_000,
+        what: 'the job.get line',
+      })
+      expect(line, JSON.stringify(line)).toMatchObject({ outcome: 'aborted' })
+      await client.close()
+    },
+  )
+
   it('a client that half-closes after its request and still reads gets the answer, logged ok', async () => {
     const mark = h.logs.lines().length
     const x = rawPost(
