@@ -226,7 +226,7 @@ try {
   results.runtimeStatusMs = { quiet: summary(probes.quiet), storm: summary(probes.storm) }
   results.storm = JSON.parse(out || '{}')
   results.cpuShare = {
-    gatewayPercent: Math.round(((cpu1.gateway - cpu0.gateway) / 10 / stormSeconds) * 1) / 1,
+    gatewayPercent: Math.round((cpu1.gateway - cpu0.gateway) / 10 / stormSeconds),
     runtimePercent: Math.round((cpu1.runtime - cpu0.runtime) / 10 / stormSeconds),
   }
   results.gatewayRssMiBMax = Math.round(Math.max(...rss))
