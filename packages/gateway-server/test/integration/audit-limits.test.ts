@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { MARK, postRpc, rpcCall, useHarness, writeWorkspace } from './harness.js'
+import { auditLinesSince, MARK, postRpc, rpcCall, useHarness, writeWorkspace } from './harness.js'
 
 // The audit log, compared call by call with a mixed workload, and the per-credential limits.
 
@@ -10,11 +10,7 @@ beforeAll(async () => {
 })
 
 type Line = Record<string, unknown>
-const auditSince = (mark: number): Line[] =>
-  h.logs
-    .lines()
-    .slice(mark)
-    .filter((l) => l.event === 'audit')
+const auditSince = (mark: number): Line[] => auditLinesSince(h, mark)
 const view = (l: Line): Line =>
   JSON.parse(
     JSON.stringify({

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../src/http/listen.js'
 import type { Gateway } from '../../src/index.js'
-import { pollUntil, rpcCall, useHarness } from './harness.js'
+import { auditLinesSince, pollUntil, rpcCall, useHarness } from './harness.js'
 
 // The audit log over real sockets: a line says `ok` only when the whole answer was handed to the
 // connection. A client that closes (FIN) or resets (RST) before that, or a reader the gateway
@@ -13,11 +13,7 @@ import { pollUntil, rpcCall, useHarness } from './harness.js'
 const h = useHarness()
 
 type Line = Record<string, unknown>
-const auditSince = (mark: number): Line[] =>
-  h.logs
-    .lines()
-    .slice(mark)
-    .filter((l) => l.event === 'audit')
+const auditSince = (mark: number): Line[] => auditLinesSince(h, mark)
 
 /** The eight `workspace.read` lines of one batch (see `bigBatch`) logged since `mark`. */
 const batchLines = (mark: number): Promise<Line[]> =>

@@ -439,6 +439,13 @@ export const rpcCall = (id: number, name: string, args: Record<string, unknown> 
   params: { name, arguments: args },
 })
 
+/** The audit lines `h` logged since line `mark` (`h.logs.lines().length` taken before). */
+export const auditLinesSince = (h: Harness, mark: number): Array<Record<string, unknown>> =>
+  h.logs
+    .lines()
+    .slice(mark)
+    .filter((l) => l.event === 'audit')
+
 /** Polls `check` until it returns a value other than undefined, or fails at the deadline. */
 export async function pollUntil<T>(
   check: () => T | undefined | Promise<T | undefined>,
