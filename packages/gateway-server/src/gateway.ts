@@ -3,6 +3,7 @@ import { createHandleCodec, createOwnershipSigner, type HandleKind } from '@sall
 import { createUpstreamClient } from '@sallyport/upstream-client'
 import { createWorkspaceGuard, type WorkspaceGuard } from '@sallyport/workspace-guard'
 import { type GatewayLimits, type OAuthOptions, parseAllowedOrigins } from './config.js'
+import { fairnessKey } from './fairness.js'
 import { createApp, type GatewayApp } from './http/app.js'
 import { requestIdSource } from './http/audit.js'
 import { createCredentialLimiter, resolveLimits } from './http/limits.js'
@@ -85,6 +86,8 @@ export interface ModeratorConnection {
   concurrency?: number
   /** Inputs waiting beyond those; more are answered `moderator_unavailable`. Default 32. */
   queueLimit?: number
+  /** Inputs of one credential waiting; more of its inputs are answered `moderator_unavailable`. Default a quarter of `queueLimit`. */
+  queueLimitPerCredential?: number
 }
 
 /**
@@ -187,6 +190,11 @@ export function createGateway(options: GatewayOptions): Gateway {
             ...(given.deadlineMs !== undefined && { deadlineMs: given.deadlineMs }),
             ...(given.concurrency !== undefined && { concurrency: given.concurrency }),
             ...(given.queueLimit !== undefined && { queueLimit: given.queueLimit }),
+            ...(given.queueLimitPerCredential !== undefined && {
+              queueLimitPerParty: given.queueLimitPerCredential,
+            }),
+            // Credentials take turns for the moderator as they do for the runtime.
+            fairnessKey,
           })
   const allowedOrigins = parseAllowedOrigins(options.allowedOrigins)
   // Aborted when the gateway starts to close: the calls that wait answer with the state as it

@@ -169,6 +169,53 @@ describe('the pool', () => {
     expect(leftOver()).toBe(0)
   })
 
+  it('credentials take turns: one that queued first does not keep another waiting behind all of its inputs', async () => {
+    const pending: Array<() => void> = []
+    answer = (turn, rt) => pending.push(() => rt.completeTurn(turn.sessionId, '{"verdict":"allow"}'))
+    let party = 'storm'
+    const m = moderator({ concurrency: 1, deadlineMs: 10_000, fairnessKey: () => party })
+    const before = turns.length
+    const results = ['s1', 's2', 's3', 's4'].map((text) => m.classify(text, 'message'))
+    party = 'owner'
+    results.push(m.classify('o1', 'message'))
+    expect(m.load()).toEqual({ active: 1, queued: 4 })
+    for (let served = 1; served <= 5; served++) {
+      await expect.poll(() => pending.length).toBe(1)
+      pending.shift()?.()
+      await expect.poll(() => turns.length - before).toBe(Math.min(5, served + 1))
+    }
+    for (const result of results) expect(await result).toEqual({ outcome: 'allow' })
+    // In arrival order the owner would have come last; by turns it comes after one more.
+    const asked = turns.slice(before).map((t) => /\n(\w+)\n/.exec(t.text)?.[1])
+    expect(asked).toEqual(['s1', 's2', 'o1', 's3', 's4'])
+    expect(leftOver()).toBe(0)
+  })
+
+  it('one credential cannot fill the queue: past its own share it is overloaded, another still queues', async () => {
+    const pending: Array<() => void> = []
+    answer = (turn, rt) => pending.push(() => rt.completeTurn(turn.sessionId, '{"verdict":"allow"}'))
+    let party = 'storm'
+    const m = moderator({
+      concurrency: 1,
+      queueLimit: 8,
+      queueLimitPerParty: 2,
+      deadlineMs: 10_000,
+      fairnessKey: () => party,
+    })
+    const storm = ['s1', 's2', 's3', 's4'].map((text) => m.classify(text, 'message'))
+    expect(await storm[3]).toEqual({ outcome: 'unavailable', reason: 'overloaded' })
+    party = 'owner'
+    const owner = m.classify('o1', 'message')
+    expect(m.load()).toEqual({ active: 1, queued: 3 })
+    for (let i = 0; i < 4; i++) {
+      await expect.poll(() => pending.length).toBe(1)
+      pending.shift()?.()
+    }
+    expect(await owner).toEqual({ outcome: 'allow' })
+    for (const result of storm.slice(0, 3)) expect(await result).toEqual({ outcome: 'allow' })
+    expect(m.load()).toEqual({ active: 0, queued: 0 })
+  })
+
   it('a queued input whose deadline passes while waiting: unavailable (timeout)', async () => {
     answer = () => undefined
     const m = moderator({ concurrency: 1, deadlineMs: 500 })

@@ -11,7 +11,8 @@ import {
 
 // The moderator runtime, asked one question per escalated input: an ephemeral session (created,
 // prompted, read, deleted — also on error, timeout and shutdown), a small pool with a bounded
-// queue, a per-input deadline that includes the wait for the pool, and a sweep that deletes
+// queue where credentials take turns (one credential's inputs cannot fill it or keep another's
+// waiting behind them), a per-input deadline that includes the wait for the pool, and a sweep that deletes
 // moderation sessions a crash left behind. Every way this can go wrong ends as `unavailable`,
 // which the screening turns into a block: nothing here fails open.
 
@@ -36,6 +37,16 @@ export interface ModeratorOptions {
   concurrency?: number
   /** Inputs waiting for the pool; beyond it, `overloaded`. Default 32. */
   queueLimit?: number
+  /**
+   * Inputs of one party (see `fairnessKey`) waiting for the pool; beyond it, `overloaded`, so one
+   * party cannot fill the queue. Default a quarter of `queueLimit` (8 of 32), at least 1.
+   */
+  queueLimitPerParty?: number
+  /**
+   * Whose input is being classified (the gateway passes its credential `fairnessKey`): waiting
+   * inputs are admitted by turns across parties, oldest first within one. Default: one party.
+   */
+  fairnessKey?: () => string | undefined
   /** Sweep for left-over moderation sessions every this often (0: never). Default 60 000 ms. */
   sweepEveryMs?: number
   now?: () => number
@@ -75,11 +86,21 @@ export function createModerator(options: ModeratorOptions): Moderator {
   const deadlineMs = positive('deadlineMs', options.deadlineMs, 20_000)
   const concurrency = positive('concurrency', options.concurrency, 2)
   const queueLimit = positive('queueLimit', options.queueLimit, 32, true)
+  const queueLimitPerParty = positive(
+    'queueLimitPerParty',
+    options.queueLimitPerParty,
+    Math.max(1, Math.ceil(queueLimit / 4)),
+    true,
+  )
+  const partyOf = (): string => options.fairnessKey?.() ?? ''
   const configured = options.model === undefined ? undefined : parseModel(options.model)
   let resolvedModel: { providerID: string; modelID: string } | undefined = configured
   let active = 0
   let closed = false
-  const queue: Array<(admitted: boolean) => void> = []
+  // Waiting inputs by party; the map's order is the order of turns (a party that was served and
+  // still waits goes to the end).
+  const queues = new Map<string, Array<(admitted: boolean) => void>>()
+  let queued = 0
   const inFlight = new Set<string>()
   let health: { at: number; value: boolean } | undefined
 
@@ -95,7 +116,7 @@ export function createModerator(options: ModeratorOptions): Moderator {
   }
 
   /** Waits for a pool slot until `until`; false when the deadline passed or the client closed. */
-  const admit = (until: number): Promise<boolean> => {
+  const admit = (until: number, party: string): Promise<boolean> => {
     if (closed) return Promise.resolve(false)
     if (active < concurrency) {
       active++
@@ -108,19 +129,36 @@ export function createModerator(options: ModeratorOptions): Moderator {
       }
       const timer = setTimeout(
         () => {
-          const at = queue.indexOf(entry)
-          if (at >= 0) queue.splice(at, 1)
+          const waiting = queues.get(party)
+          const at = waiting?.indexOf(entry) ?? -1
+          if (waiting && at >= 0) {
+            waiting.splice(at, 1)
+            queued--
+            if (waiting.length === 0) queues.delete(party)
+          }
           resolve(false)
         },
         Math.max(0, until - now()),
       )
-      queue.push(entry)
+      const waiting = queues.get(party)
+      if (waiting) waiting.push(entry)
+      else queues.set(party, [entry])
+      queued++
     })
   }
+  /** Hands the freed slot to the oldest input of the party whose turn it is. */
   const release = (): void => {
-    const next = queue.shift()
-    if (next) next(true)
-    else active--
+    const first = queues.entries().next()
+    if (first.done) {
+      active--
+      return
+    }
+    const [party, waiting] = first.value
+    const next = waiting.shift() as (admitted: boolean) => void
+    queued--
+    queues.delete(party)
+    if (waiting.length > 0) queues.set(party, waiting)
+    next(true)
   }
 
   const deleteSession = async (id: string): Promise<void> => {
@@ -245,9 +283,14 @@ export function createModerator(options: ModeratorOptions): Moderator {
     async classify(text, kind) {
       const until = now() + deadlineMs
       if (closed) return { outcome: 'unavailable', reason: 'closed' }
-      if (active >= concurrency && queue.length >= queueLimit)
+      const party = partyOf()
+      if (
+        active >= concurrency &&
+        (queued >= queueLimit || (queues.get(party)?.length ?? 0) >= queueLimitPerParty)
+      )
         return { outcome: 'unavailable', reason: 'overloaded' }
-      if (!(await admit(until))) return { outcome: 'unavailable', reason: closed ? 'closed' : 'timeout' }
+      if (!(await admit(until, party)))
+        return { outcome: 'unavailable', reason: closed ? 'closed' : 'timeout' }
       try {
         return await ask(text, kind, until)
       } finally {
@@ -270,13 +313,16 @@ export function createModerator(options: ModeratorOptions): Moderator {
       return value
     },
     sweep,
-    load: () => ({ active, queued: queue.length }),
+    load: () => ({ active, queued }),
     async close() {
       closed = true
       if (sweeper) clearInterval(sweeper)
       for (const timer of lateCreations) clearTimeout(timer)
       lateCreations.clear()
-      for (const waiting of queue.splice(0)) waiting(false)
+      const waiting = [...queues.values()].flat()
+      queues.clear()
+      queued = 0
+      for (const entry of waiting) entry(false)
       await Promise.all([...inFlight].map((id) => deleteSession(id)))
     },
   }
