@@ -68,7 +68,7 @@ function cliEnv() {
 }
 
 /** Runs `sallyport <args>` to completion (bounded: SIGKILL after `timeoutMs`). */
-function runCli(args, { timeoutMs = 60_000 } = {}) {
+export function runCli(args, { timeoutMs = 60_000 } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv() })
     liveChildren.add(child)

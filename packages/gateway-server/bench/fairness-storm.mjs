@@ -5,6 +5,13 @@
 //           allowance, so none is refused); every other connection calls agent.run with a wait,
 //           again and again (a refused call is sent again after 300 ms). The harshest: it keeps
 //           as many runs going as the limits let it start.
+//   bursts — `runners` connections start a run each, all at once, whenever the run allowance has
+//           refilled; `waiters` wait on the slow jobs; every other connection loops over cheap
+//           calls.
+//   heavy — `runners` connections run with the longest message allowed, each resuming its own
+//           session (its history grows with every run); every other connection reads those
+//           sessions with every view (a refused call again after 300 ms): the most runtime work
+//           per operation.
 //   mixed — `runners` connections run back to back (each run followed with waiting job.get),
 //           `waiters` wait on the slow jobs, every other connection loops over cheap calls (no
 //           back-off: a refused call is simply sent again).
@@ -129,8 +136,63 @@ const waitingGetter = async (k) => {
     if (!(await call('gateway.job.get', { job: slowJobs[k % slowJobs.length], waitMs: 20_000 })))
       await sleep(300)
 }
+/** Sessions of the `heavy` pattern's runners, which its readers read. */
+const heavySessions = []
+const BIG = 'x'.repeat(31_000)
+/** agent.run with the longest message, resuming its own session again and again (`heavy`). */
+const heavyRunner = async (k) => {
+  let session
+  for (let i = 0; Date.now() < until; i++) {
+    const run = await call('gateway.agent.run', {
+      message: `storm ${k}.${i} ${marker} ${BIG}`,
+      waitMs: 20_000,
+      ...(session && { session }),
+    })
+    if (!run) {
+      await sleep(300)
+      continue
+    }
+    count('runs')
+    if (!session) {
+      session = run.session
+      heavySessions.push(session)
+    }
+  }
+}
+/** session.get with every view of the runners' growing sessions (`heavy`). */
+const heavyReader = async (k) => {
+  for (let i = k; Date.now() < until; i++) {
+    const got =
+      heavySessions.length === 0
+        ? await call('gateway.catalog.get', {})
+        : await call('gateway.session.get', {
+            session: heavySessions[i % heavySessions.length],
+            include: ['messages', 'diff', 'todos'],
+          })
+    if (!got) await sleep(300)
+  }
+}
+const started = Date.now()
+/**
+ * agent.run with a wait, all `runners` at once each time the run allowance has refilled (every
+ * `runners` seconds at a run a second): the longest queues behind the run starts (`bursts`).
+ */
+const burstRunner = async (k) => {
+  for (let i = 0; Date.now() < until; i++) {
+    const period = runners * 1_000
+    await sleep(period - ((Date.now() - started) % period))
+    if (Date.now() >= until) break
+    const run = await call('gateway.agent.run', { message: `storm ${k}.${i} ${marker}`, waitMs: 20_000 })
+    if (run) count('runs')
+  }
+}
 const loops = []
-if (pattern === 'runs') {
+if (pattern === 'bursts') {
+  for (let k = 0; k < connections; k++)
+    loops.push(k < runners ? burstRunner(k) : k < runners + waiters ? waitingGetter(k) : hammer(k))
+} else if (pattern === 'heavy') {
+  for (let k = 0; k < connections; k++) loops.push(k < runners ? heavyRunner(k) : heavyReader(k))
+} else if (pattern === 'runs') {
   for (let k = 0; k < connections; k++) loops.push(k < waiters ? waitingGetter(k) : waitingRunner(k))
 } else if (pattern === 'mixed') {
   for (let k = 0; k < runners; k++) loops.push(runner(k))
