@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { createMcpHandler } from '@modelcontextprotocol/server'
 import { createHandleCodec, createOwnershipSigner, type HandleKind } from '@sallyport/handles'
 import { createUpstreamClient } from '@sallyport/upstream-client'
@@ -214,11 +215,44 @@ export function createGateway(options: GatewayOptions): Gateway {
   const onError = (error: Error): void => {
     logger.error({ event: 'mcp_error', errorName: error.name }, 'mcp handler error')
   }
-  const mcp = createMcpHandler(factory, {
+  // What the SDK reports while it handles a request waits for that request's answer: a 4xx is the
+  // client's fault (a message that is not JSON-RPC, a wrong header), logged at warn, so that a key
+  // holder cannot fill the error level; anything else, and whatever comes after the answer, is
+  // the gateway's (error).
+  const reported = new AsyncLocalStorage<Error[]>()
+  const sdk = createMcpHandler(factory, {
     legacy: 'stateless',
-    onerror: onError,
+    onerror: (error) => {
+      const pending = reported.getStore()
+      if (pending) pending.push(error)
+      else onError(error)
+    },
     maxRequestBodySize: maxRequestBodyBytes,
   })
+  const mcp: Pick<typeof sdk, 'fetch' | 'close'> = {
+    async fetch(request, fetchOptions) {
+      const pending: Error[] = []
+      let status: number | undefined
+      try {
+        const response = await reported.run(pending, () => sdk.fetch(request, fetchOptions))
+        status = response.status
+        return response
+      } finally {
+        const errors = pending.splice(0)
+        // Reported later (while the answer streams), it is the gateway's.
+        pending.push = (...more: Error[]) => {
+          for (const error of more) onError(error)
+          return 0
+        }
+        for (const error of errors) {
+          if (status !== undefined && status >= 400 && status < 500)
+            logger.warn({ event: 'mcp_client_error', errorName: error.name, status }, 'mcp request refused')
+          else onError(error)
+        }
+      }
+    },
+    close: () => sdk.close(),
+  }
   const app = createApp({
     resolver: options.keys,
     oauth,

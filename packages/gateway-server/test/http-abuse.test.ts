@@ -328,6 +328,34 @@ describe('bodies too costly to parse (one thread serves every credential)', () =
     ).toBe(true)
   })
 
+  it.each([
+    ['invalid JSON', '{"jsonrpc":', false],
+    ['a message that is not JSON-RPC', '{"hello":"world"}', true],
+    ['a JSON-RPC request with a wrong version', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}', true],
+    [
+      'a batch over the cap',
+      JSON.stringify(Array.from({ length: 101 }, (_, i) => ({ ...listTools, id: i }))),
+      false,
+    ],
+  ])(
+    "answers %s with 400 and logs it as the client's error (warn), not the gateway's",
+    async (_, body, bySdk) => {
+      const mark = logs.lines().length
+      const response = await post(body)
+      expect(response.status).toBe(400)
+      await response.text()
+      const lines = logs.lines().slice(mark)
+      // Any key holder can send these: they must not reach the error level, where alerts look.
+      expect(lines.filter((l) => (l.level as number) >= 50)).toEqual([])
+      expect(lines.some((l) => l.event === 'audit' || l.event === 'http')).toBe(true)
+      // Refused by the SDK (the gateway's own checks passed it on): its report is kept, at warn.
+      if (bySdk)
+        expect(lines.filter((l) => l.event === 'mcp_client_error')).toMatchObject([
+          { level: 40, status: 400 },
+        ])
+    },
+  )
+
   it('still serves an ordinary call with strings of any length inside the bounds', async () => {
     const message = '{[,'.repeat(300_000) // brackets and commas inside a string count for nothing
     const response = await post(
