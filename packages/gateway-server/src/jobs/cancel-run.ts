@@ -57,7 +57,10 @@ export async function cancelRun(
     const verdict = await ctx.runtime.waitUntil(
       sessionId,
       async (wake?: RuntimeWake): Promise<CancelOutcome | undefined> => {
-        const snapshot = await readTurn(ctx.runtime, sessionId, wake && { sequence: wake.sequence })
+        const snapshot = await readTurn(ctx.runtime, sessionId, {
+          ...(wake && { sequence: wake.sequence }),
+          from: job.messageId,
+        })
         // From the runtime's records alone: what this gateway remembers is no record of the end.
         const state = deriveJob(ctx, sessionId, job, snapshot, { ownCancels: false })
         const inferred = 'inferred' in state && state.inferred === true

@@ -278,7 +278,7 @@ export async function continueRound(
 ): Promise<JobStatus | InputRequiredResult> {
   const since = (ctx.now ?? Date.now)()
   const { session, job, waitMs, round, applied } = await resumeRound(ctx, rounds, screened)
-  const first = readJobState(ctx, session.id, { fresh: true })
+  const first = readJobState(ctx, session.id, { fresh: true, from: job.messageId })
   first.catch(() => undefined)
   // Only a retry that moved the job on gets the next round: a state whose forms came back empty
   // would otherwise be a round that could be replayed for ever (each time from its own round

@@ -84,10 +84,11 @@ export async function settleJob(
   job: JobKey,
   first?: Promise<TurnSnapshot>,
 ): Promise<Settled> {
-  let snapshot = await (first ?? readTurn(ctx.runtime, sessionId, { outcomeOf: job.messageId }))
+  let snapshot = await (first ??
+    readTurn(ctx.runtime, sessionId, { outcomeOf: job.messageId, from: job.messageId }))
   let derived = deriveJob(ctx, sessionId, job, snapshot)
   for (let round = 0; round < CONFIRM_ROUNDS && isInferred(derived); round++) {
-    const again = await readTurn(ctx.runtime, sessionId, { after: snapshot })
+    const again = await readTurn(ctx.runtime, sessionId, { after: snapshot, from: job.messageId })
     const next = deriveJob(ctx, sessionId, job, again)
     if (!isInferred(next) || next.state === derived.state) return { snapshot: again, derived: next }
     snapshot = again
@@ -273,6 +274,7 @@ export async function waitForJob(
             : readTurn(ctx.runtime, session.id, {
                 ...(wake && { sequence: wake.sequence }),
                 outcomeOf: job.messageId,
+                from: job.messageId,
               })
         let status: JobStatus
         try {
@@ -376,7 +378,10 @@ export function keepCancelled(
     .waitUntil(
       sessionId,
       async (wake?: RuntimeWake) => {
-        const snapshot = await readTurn(ctx.runtime, sessionId, wake && { sequence: wake.sequence })
+        const snapshot = await readTurn(ctx.runtime, sessionId, {
+          ...(wake && { sequence: wake.sequence }),
+          from: job.messageId,
+        })
         // From the runtime's records alone: what this gateway remembers is no record of the end.
         const state = deriveJob(ctx, sessionId, job, snapshot, { ownCancels: false })
         if (state.state !== 'running' && state.state !== 'input_required') return true

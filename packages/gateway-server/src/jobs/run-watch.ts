@@ -48,7 +48,7 @@ export async function watchRunEnd(
     // Never seen busy: not begun yet, or begun and over between two looks.
     let messages: Awaited<ReturnType<RuntimePort['messages']>>
     try {
-      messages = await runtime.messages(sessionId)
+      messages = await runtime.messages(sessionId, { from: messageId })
     } catch {
       return
     }

@@ -67,6 +67,12 @@ export interface ReadNeed {
    * messages when the status shows the session idle, instead of after them.
    */
   outcomeOf?: string
+  /**
+   * The job (its user message id) the read is for: only the messages from it on are needed
+   * (`RuntimePort.messages`). Absent: every message. A read serves another caller only for the
+   * same job, or when it read every message.
+   */
+  from?: string
 }
 
 interface Flight {
@@ -78,6 +84,8 @@ interface Flight {
   outcomesWanted: Set<string>
   /** Its status is the event view's `idle`, not a read (never serves a confirming re-read). */
   fromEvents: boolean
+  /** The messages it reads start at this user message (undefined: all of them). */
+  from: string | undefined
   promise: Promise<TurnSnapshot>
 }
 
@@ -115,6 +123,7 @@ export function readTurn(
     sequence !== undefined &&
     flight.sequence >= (need.sequence ?? sequence) &&
     flight.finishedBefore >= (need.after?.finished ?? 0) &&
+    (flight.from === undefined || flight.from === need.from) &&
     !(flight.fromEvents && need.after !== undefined)
   ) {
     if (need.outcomeOf !== undefined) flight.outcomesWanted.add(need.outcomeOf)
@@ -124,6 +133,7 @@ export function readTurn(
     sequence: sequence ?? Number.NEGATIVE_INFINITY,
     finishedBefore: registry.finished,
     outcomesWanted: new Set(need.outcomeOf === undefined ? [] : [need.outcomeOf]),
+    from: need.from,
     fromEvents:
       need.fresh !== true && need.after === undefined && runtime.eventStatusOf?.(sessionId) === 'idle',
     promise: Promise.resolve(undefined as never),
@@ -166,7 +176,10 @@ async function readOnce(
     : runtime.statusDetailOf
       ? await runtime.statusDetailOf(sessionId)
       : { status: await runtime.statusOf(sessionId), retry: undefined }
-  messagesRead = runtime.messages(sessionId)
+  messagesRead =
+    flight.from === undefined
+      ? runtime.messages(sessionId)
+      : runtime.messages(sessionId, { from: flight.from })
   // Idle: every run is over, so the outcome of the runs asked about is read beside the messages.
   if (status === 'idle') for (const messageId of flight.outcomesWanted) outcome(messageId)
   const messages = await messagesRead

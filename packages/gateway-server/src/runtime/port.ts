@@ -157,7 +157,13 @@ export interface RuntimePort {
    * every read asks the runtime.
    */
   eventStatusOf?(id: string): RuntimeStatus | undefined
-  messages(id: string): Promise<RuntimeMessage[]>
+  /**
+   * The session's messages, oldest first. With `from` (a user message id): at least every message
+   * from that one on — the runtime is read newest first, a page at a time, until it is in hand
+   * (all of them when it is not found). A job's state needs no older message; a long session is
+   * then not read whole at every look at its newest run. A port may ignore `from` and read all.
+   */
+  messages(id: string, options?: { from?: string }): Promise<RuntimeMessage[]>
   prompt(id: string, input: { messageId: string; agent: string; text: string }): Promise<void>
   todos(id: string): Promise<RuntimeTodo[]>
   messageDiff(id: string, messageId: string): Promise<RuntimeFileDiff[]>

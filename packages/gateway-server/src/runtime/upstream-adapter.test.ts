@@ -84,3 +84,50 @@ describe('healthy', () => {
     }
   })
 })
+
+describe("a job's messages (issue 10: a long session is not read whole at every look at its newest run)", () => {
+  it('are read newest first, a page at a time, until the job’s user message is in hand', async () => {
+    const client = createUpstreamClient(fake.clientOptions)
+    const runtime = runtimeFromUpstream(client)
+    try {
+      const session = fake.addSession()
+      const runs: string[] = []
+      for (let i = 0; i < 60; i++) {
+        runs.push(fake.prompt(session.id, `turn ${i}`))
+        fake.completeTurn(session.id, `answer ${i}`)
+      }
+      const ids = (messages: ReadonlyArray<{ info: { id: string } }>): string[] =>
+        messages.map((m) => m.info.id)
+      const all = ids(await runtime.messages(session.id))
+      expect(all).toHaveLength(120)
+      const reads = (): Array<Readonly<Record<string, string>>> =>
+        fake.requests.filter((r) => r.path === `/session/${session.id}/message`).map((r) => r.query)
+
+      // The newest run: one short page, the newest messages in order.
+      let before = reads().length
+      const newest = ids(await runtime.messages(session.id, { from: runs[59] as string }))
+      expect(newest).toContain(runs[59])
+      expect(newest).toEqual(all.slice(-newest.length))
+      expect(newest.length).toBeLessThanOrEqual(16)
+      expect(reads().slice(before)).toHaveLength(1)
+
+      // An older run: pages back until it is in hand; still a suffix of the whole, in order.
+      before = reads().length
+      const older = ids(await runtime.messages(session.id, { from: runs[20] as string }))
+      expect(older).toContain(runs[20])
+      expect(older).toEqual(all.slice(-older.length))
+      expect(older.length).toBeLessThan(all.length)
+      expect(
+        reads()
+          .slice(before)
+          .every((q) => q.limit !== undefined),
+      ).toBe(true)
+
+      // A message that is not there: every message, as without `from`.
+      expect(ids(await runtime.messages(session.id, { from: 'msg_000000000000NotThere0000' }))).toEqual(all)
+    } finally {
+      runtime.close?.()
+      client.close()
+    }
+  })
+})

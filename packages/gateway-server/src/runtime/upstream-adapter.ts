@@ -8,6 +8,7 @@ import {
 import type {
   ReplyOutcome,
   RuntimeFileDiff,
+  RuntimeMessage,
   RuntimePort,
   RuntimeSession,
   RuntimeStatus,
@@ -18,6 +19,11 @@ import { createStatusView } from './status-view.js'
 
 // Events after which a job's state may have changed. Streaming part updates are left out on
 // purpose: they arrive per token and would re-run the status check for nothing.
+/** Messages of the first page of a job's read (a turn of a few steps and the ones before it). */
+const FIRST_TURN_PAGE = 16
+/** Largest page of a job's read, going back through a long turn. */
+const MAX_TURN_PAGE = 256
+
 const JOB_EVENTS: ReadonlySet<SessionEvent['type']> = new Set([
   'session.status',
   'session.idle',
@@ -149,7 +155,27 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
     viewStatuses: async () => view.all() ?? viewFallback('all'),
     eventStatusOf: (id) => view.get(id),
     close: () => view.close(),
-    messages: async (id) => (await client.listMessages(id)).messages,
+    messages: async (id, options) => {
+      const from = options?.from
+      if (from === undefined) return (await client.listMessages(id)).messages
+      // Newest first, a page at a time, until the user message is in hand; older pages never
+      // change under the cursor, and the turn's own messages are all newer than its user message.
+      const pages: RuntimeMessage[][] = []
+      let before: string | undefined
+      for (let limit = FIRST_TURN_PAGE; ; limit = Math.min(limit * 4, MAX_TURN_PAGE)) {
+        const page = await client.listMessages(id, { limit, ...(before !== undefined && { before }) })
+        pages.unshift(page.messages)
+        if (
+          page.nextCursor === undefined ||
+          page.messages.some((m) => m.info.id === from && m.info.role === 'user')
+        )
+          return pages.flat()
+        // A cursor that does not move back (an empty page, the same cursor again): read it all.
+        if (page.messages.length === 0 || page.nextCursor === before)
+          return (await client.listMessages(id)).messages
+        before = page.nextCursor
+      }
+    },
     prompt: async (id, { messageId, agent, text }) => {
       await client.promptAsync(id, { messageID: messageId, agent, parts: [{ type: 'text', text }] })
     },

@@ -97,7 +97,7 @@ async function promptOrConfirm(
     await runtime.prompt(sessionId, input)
   } catch (error) {
     if (!isTransientUpstream(error)) throw error
-    const messages = await runtime.messages(sessionId).catch(() => undefined)
+    const messages = await runtime.messages(sessionId, { from: input.messageId }).catch(() => undefined)
     if (!messages?.some((m) => m.info.id === input.messageId && m.info.role === 'user')) throw error
   }
 }
@@ -135,7 +135,7 @@ export function jobGetTool(ctx: RoundContext): ToolDefinition<typeof JobGetInput
       if (isRetry(call.rounds)) return continueRound(ctx, call.rounds, call.screened, signal)
       const ref = await ctx.owned.jobOf(job)
       // Start the state reads together with the ownership check; used only once it passes.
-      const prefetched = readJobState(ctx, ref.sessionId, { outcomeOf: ref.messageId })
+      const prefetched = readJobState(ctx, ref.sessionId, { outcomeOf: ref.messageId, from: ref.messageId })
       prefetched.catch(() => undefined)
       const session = await ctx.owned.loadOwned(ref.sessionId)
       return waitWithForms(ctx, call.rounds, session, ref, {

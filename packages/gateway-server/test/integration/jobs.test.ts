@@ -259,6 +259,29 @@ describe('job states', () => {
     expect(polled.interactions?.map((i) => i.kind)).toEqual(['permission'])
   })
 
+  it('reads a long session from its newest messages back to the job, not whole, at each look at the job', async () => {
+    const first = await run('chat', { message: 'takes forever', waitMs: 0 })
+    const sid = await h.sessionId('chat', first.session)
+    h.fake.completeTurn(sid, 'first done')
+    for (let i = 0; i < 40; i++) {
+      h.fake.prompt(sid, `earlier ${i}`)
+      h.fake.completeTurn(sid, `answer ${i}`)
+    }
+    const mark = h.fake.requests.length
+    const next = await run('chat', { message: 'takes forever', session: first.session, waitMs: 0 })
+    h.fake.completeTurn(sid, 'the newest answer')
+    const done = await jobGet('chat', { job: next.job, waitMs: 5_000 })
+    expect(done).toMatchObject({ status: 'completed' })
+    const reads = h.fake.requests
+      .slice(mark)
+      .filter((r) => r.method === 'GET' && r.path === `/session/${sid}/message`)
+    expect(reads.length).toBeGreaterThan(0)
+    // Every read of the job's state is a page of the newest messages (82 are stored).
+    expect(reads.filter((r) => r.query.limit === undefined)).toEqual([])
+    // An older job of the same session is still found, from pages further back.
+    expect(await jobGet('chat', { job: first.job })).toMatchObject({ status: 'completed' })
+  })
+
   it('answers running when the run outlasts waitMs', async () => {
     const started = performance.now()
     const status = await run('chat', { message: 'takes forever', waitMs: 150 })
