@@ -68,7 +68,7 @@ describe('limits', () => {
 
   it('has a default for every limit and no other', () => {
     expect(Object.keys(DEFAULT_LIMITS).sort()).toEqual(Object.keys(LIMIT_BOUNDS).sort())
-    expect(Object.keys(DEFAULT_LIMITS)).toHaveLength(15)
+    expect(Object.keys(DEFAULT_LIMITS)).toHaveLength(16)
   })
 
   it('fills in every omitted limit in a config file, and refuses an unknown one', () => {

@@ -61,6 +61,12 @@ export interface GatewayLimits {
   runsPerMinute: number
   /** Per credential: runs that may start at once above `runsPerMinute`. Default 16. */
   runBurst: number
+  /**
+   * Per credential: bytes of the runtime's answers read for one call that count as one more
+   * operation against the rate (a call that reads a 2 MiB session costs 8 more at 256 KiB):
+   * reading a big session costs the runtime and the gateway in proportion. Default 262 144.
+   */
+  readBytesPerOperation: number
 }
 
 /** One limit's default, its accepted range and whether it must be a whole number. */
@@ -91,6 +97,7 @@ export const LIMIT_BOUNDS: Readonly<Record<keyof GatewayLimits, LimitBounds>> = 
   concurrentRuns: bounds(16, 1, 10_000),
   runsPerMinute: bounds(60, 1, 1_000_000),
   runBurst: bounds(16, 1, 10_000),
+  readBytesPerOperation: bounds(256 * 1024, 1024, 1024 * 1024 * 1024),
 })
 
 const limit = (key: keyof GatewayLimits) => {
@@ -119,6 +126,7 @@ export const GatewayLimitsSchema = z
     concurrentRuns: limit('concurrentRuns'),
     runsPerMinute: limit('runsPerMinute'),
     runBurst: limit('runBurst'),
+    readBytesPerOperation: limit('readBytesPerOperation'),
   } satisfies Record<keyof GatewayLimits, unknown>)
   .strict()
 

@@ -17,6 +17,34 @@ export function fairnessKey(): string | undefined {
   return current.getStore()
 }
 
+// What the current call has read from the runtime (bytes of the answers' declared lengths),
+// entered by the tool and resource wrappers around each call (`mcp/define-tool.ts`).
+const meters = new AsyncLocalStorage<ReadMeter>()
+
+/** The bytes of the runtime's answers read on behalf of one call. */
+export interface ReadMeter {
+  bytes: number
+}
+
+/** Runs `fn` with `meter` counting the runtime's answers it reads (see `meteredFetch`). */
+export function withReadMeter<T>(meter: ReadMeter, fn: () => T): T {
+  return meters.run(meter, fn)
+}
+
+/**
+ * The runtime client's fetch: adds each answer's `Content-Length` (the runtime sends one with
+ * every JSON answer; the event stream has none) to the current call's meter, if any.
+ */
+export async function meteredFetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+  const response = await globalThis.fetch(input, init)
+  const meter = meters.getStore()
+  if (meter) {
+    const length = Number(response.headers.get('content-length'))
+    if (Number.isFinite(length) && length > 0) meter.bytes += length
+  }
+  return response
+}
+
 /**
  * Requests the gateway lets be in flight to the runtime at once. The runtime serves them about one
  * at a time (10–15 ms each), so more in flight only queue inside it, where no turn-taking applies:
@@ -26,8 +54,12 @@ export function fairnessKey(): string | undefined {
  */
 export const GATEWAY_UPSTREAM_CONCURRENCY = 8
 
-/** The upstream client options a gateway's runtime client should use: turns by credential, 8 in flight. */
+/**
+ * The upstream client options a gateway's runtime client should use: turns by credential, 8 in
+ * flight, the bytes each call reads counted (`limits.readBytesPerOperation`).
+ */
 export const gatewayUpstreamOptions = Object.freeze({
   fairnessKey,
   maxConcurrentRequests: GATEWAY_UPSTREAM_CONCURRENCY,
+  fetch: meteredFetch,
 })

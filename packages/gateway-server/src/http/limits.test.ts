@@ -20,6 +20,22 @@ describe('CredentialLimiter.charge', () => {
     expect(limiter.take('c', 5)).toBeUndefined()
   })
 
+  it('chargeRead: one operation per readBytesPerOperation bytes read, fractions included; nothing without the limit', () => {
+    const t = 0
+    const limiter = createCredentialLimiter(
+      { ...limits, rateBurst: 10, readBytesPerOperation: 1000 },
+      () => t,
+    )
+    limiter.chargeRead('a', 2500) // 2.5 operations: 7.5 left
+    expect(limiter.take('a', 8)).toBe(500)
+    expect(limiter.take('a', 7)).toBeUndefined()
+    limiter.chargeRead('a', 0)
+    expect(limiter.take('a', 1)).toBe(500) // 0.5 left: half a second to one
+    const unlimited = createCredentialLimiter({ ...limits, rateBurst: 10 }, () => t)
+    unlimited.chargeRead('a', 1e12)
+    expect(unlimited.take('a', 10)).toBeUndefined()
+  })
+
   it('does not forget a debt when idle accounts are swept', () => {
     let t = 0
     const limiter = createCredentialLimiter(limits, () => t)

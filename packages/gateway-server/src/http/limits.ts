@@ -56,6 +56,11 @@ export interface CredentialLimiter {
    */
   charge(username: string, count: number): void
   /**
+   * Charges (as `charge`) the runtime's answers read for one call: one operation per
+   * `readBytesPerOperation` bytes, fractions included. Nothing without that limit.
+   */
+  chargeRead(username: string, bytes: number): void
+  /**
    * Holds one slot of `kind` until the returned release is called; throws `RateLimited`. A `run`
    * slot also takes one run start from the credential's run bucket (`runsPerMinute`,
    * `runBurst`), or is refused.
@@ -71,7 +76,7 @@ export interface CredentialLimiter {
  */
 export function createCredentialLimiter(
   limits: Pick<GatewayLimits, 'ratePerSecond' | 'rateBurst' | 'concurrentWaits' | 'concurrentRuns'> &
-    Partial<Pick<GatewayLimits, 'runsPerMinute' | 'runBurst'>>,
+    Partial<Pick<GatewayLimits, 'runsPerMinute' | 'runBurst' | 'readBytesPerOperation'>>,
   now: () => number = () => performance.now(),
 ): CredentialLimiter {
   const accounts = new Map<string, Account>()
@@ -108,6 +113,11 @@ export function createCredentialLimiter(
     return a
   }
   const cap: Record<SlotKind, number> = { wait: limits.concurrentWaits, run: limits.concurrentRuns }
+  const charge = (username: string, count: number): void => {
+    if (!(count > 0)) return
+    const a = account(username)
+    a.tokens = Math.max(-limits.rateBurst, a.tokens - count)
+  }
   return {
     tokenMs: Math.ceil(1000 / limits.ratePerSecond),
     take(username, count) {
@@ -119,10 +129,9 @@ export function createCredentialLimiter(
       }
       return Math.ceil(((need - a.tokens) / limits.ratePerSecond) * 1000)
     },
-    charge(username, count) {
-      if (!(count > 0)) return
-      const a = account(username)
-      a.tokens = Math.max(-limits.rateBurst, a.tokens - count)
+    charge,
+    chargeRead(username, bytes) {
+      if (limits.readBytesPerOperation !== undefined) charge(username, bytes / limits.readBytesPerOperation)
     },
     acquire(username, kind) {
       const a = account(username)

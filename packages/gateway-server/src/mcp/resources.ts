@@ -3,6 +3,7 @@ import type { ResourceTemplate as PolicyTemplate, ResourceTemplateName } from '@
 import { DEFAULT_MAX_BYTES, type WorkspaceGuard } from '@sallyport/workspace-guard'
 import { resourceError, toGatewayError } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
+import { type ReadMeter, withReadMeter } from '../fairness.js'
 import type { AuditBook } from '../http/audit.js'
 import { type JobContext, jobStatus } from '../jobs/job-status.js'
 import { messageViews, sessionDiff, todoViews } from '../sessions/views.js'
@@ -10,6 +11,8 @@ import { messageViews, sessionDiff, todoViews } from '../sessions/views.js'
 export interface ResourceContext extends JobContext {
   guard: WorkspaceGuard
   audit: AuditBook
+  /** Charges the bytes a read took from the runtime to its credential's rate (`readBytesPerOperation`). */
+  chargeRead?: (bytes: number) => void
 }
 
 /** A URI variable's value; a malformed `%` escape is the caller's invalid input. */
@@ -77,8 +80,9 @@ export function registerResources(
       const vars = Object.fromEntries(
         Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : v]),
       )
+      const meter: ReadMeter = { bytes: 0 }
       try {
-        const result = await fn(uri, vars)
+        const result = await withReadMeter(meter, () => fn(uri, vars))
         audit.outcome = 'ok'
         return result
       } catch (error) {
@@ -88,6 +92,8 @@ export function registerResources(
         audit.outcome = mapped.code === 'invalid_input' ? 'refused' : 'error'
         audit.errorCode = mapped.code
         throw resourceError(mapped, uri)
+      } finally {
+        ctx.chargeRead?.(meter.bytes)
       }
     }
 

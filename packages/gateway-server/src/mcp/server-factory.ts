@@ -124,7 +124,16 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
         defineTool(server, toolScope, options.logger, name, TOOLS[name](base, guard))
     }
     if (called !== undefined) return server
-    registerResources(server, { ...base, guard, audit: scope.audit }, resourceTemplatesFor(principal.policy))
+    registerResources(
+      server,
+      {
+        ...base,
+        guard,
+        audit: scope.audit,
+        chargeRead: (bytes) => scope.limiter.chargeRead(scope.principal.username, bytes),
+      },
+      resourceTemplatesFor(principal.policy),
+    )
     registerPrompts(server, promptsFor(principal.policy))
     return server
   }

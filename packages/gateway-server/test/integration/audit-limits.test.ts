@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { gatewayUpstreamOptions } from '../../src/fairness.js'
 import { auditLinesSince, MARK, postRpc, rpcCall, useHarness, writeWorkspace } from './harness.js'
 
 // The audit log, compared call by call with a mixed workload, and the per-credential limits.
@@ -344,6 +345,54 @@ describe('per-credential limits', () => {
     const other = await h.connect('chat2', { gateway: g })
     expect((await other.ok('gateway.agent.run', { message: 'other', waitMs: 0 })).status).toBe('running')
     await Promise.all([client.close(), other.close()])
+  })
+
+  it('counts what a call reads from the runtime against its rate, by size (readBytesPerOperation)', async () => {
+    // No refill during the test: only the burst of 40 operations.
+    const g = h.extraGateway({
+      upstream: gatewayUpstreamOptions,
+      gateway: { limits: { ratePerSecond: 0.01, rateBurst: 40, readBytesPerOperation: 64 * 1024 } },
+    })
+    const sessionOf = async (who: 'chat' | 'chat2' | 'read', answer: string) => {
+      const client = await h.connect(who, { gateway: g })
+      const run = (await client.ok('gateway.agent.run', { message: 'read me', waitMs: 0 })) as {
+        session: string
+      }
+      h.fake.completeTurn(await h.sessionId(who, run.session), answer)
+      return { client, session: run.session }
+    }
+    type Reader = Awaited<ReturnType<typeof sessionOf>>
+    const toolRead = ({ client, session }: Reader) =>
+      client.call('gateway.session.get', { session, include: ['messages'] }).then((out) => {
+        if (out.kind === 'result' && out.isError) throw new Error(String(out.error?.code))
+      })
+    const resourceRead = ({ client, session }: Reader) =>
+      client.read(`gateway://sessions/${session}/messages`).then((out) => {
+        if (!out.ok) throw new Error(JSON.stringify(out.error))
+      })
+    /** Reads until refused (a tool error or HTTP 429, both rate_limited); how many were answered. */
+    const readsUntilRefused = async (reader: Reader, read: (r: Reader) => Promise<void>) => {
+      for (let n = 0; n < 60; n++) {
+        const refused = await read(reader).then(
+          () => false,
+          (error: Error) => {
+            expect(error.message).toMatch(/rate_limited/)
+            return true
+          },
+        )
+        if (refused) return n
+      }
+      return 60
+    }
+    // A 1 MiB answer: each read of it costs 1 + about 16 operations, by tool or by resource.
+    const big = await sessionOf('chat', 'y'.repeat(1024 * 1024))
+    expect(await readsUntilRefused(big, toolRead)).toBeOneOf([2, 3])
+    const bigToo = await sessionOf('read', 'z'.repeat(1024 * 1024))
+    expect(await readsUntilRefused(bigToo, resourceRead)).toBeOneOf([2, 3])
+    // Another credential reading a small session on the same gateway: about one operation each.
+    const small = await sessionOf('chat2', 'short answer')
+    expect(await readsUntilRefused(small, toolRead)).toBeGreaterThanOrEqual(35)
+    await Promise.all([big.client.close(), bigToo.client.close(), small.client.close()])
   })
 
   it('refuses a batch with two requests of the same id, whole, before anything runs', async () => {
