@@ -11,6 +11,7 @@
 //   node bench/fairness.mjs --connections 60 --seconds 20 --samples 10
 //   node bench/fairness.mjs --limits '{"runCost":1}'   # other limits than the defaults
 //   node bench/fairness.mjs --streaming           # the storm's runs stream a long answer
+//   node bench/fairness.mjs --stream-tokens 4000  # … of 4 000 tokens (20 s a run: 16 stream at once)
 //   node bench/fairness.mjs --sessions 5000       # the runtime holds 5 000 sessions first
 //   node bench/fairness.mjs --up                  # `sallyport up` (moderator, guard) instead
 //   node bench/fairness.mjs --up --escalate       # every message goes to the moderator
@@ -34,7 +35,9 @@ const RUNNERS = flag('runners', DEFAULT_LIMITS.concurrentRuns)
 const WAITERS = flag('waiters', DEFAULT_LIMITS.concurrentWaits)
 const SECONDS = flag('seconds', 40)
 const SAMPLES = flag('samples', 15)
-const STREAMING = argv.includes('--streaming')
+const STREAMING = argv.includes('--streaming') || argv.includes('--stream-tokens')
+/** Tokens a streaming storm run answers with, 5 ms apart (`--stream-tokens 4000`: 20 s each). */
+const STREAM_TOKENS = flag('stream-tokens', 200)
 /** The storm's pattern: `runs` (the harshest) or `mixed` (see fairness-storm.mjs). */
 const PATTERN = argv.includes('--pattern') ? argv[argv.indexOf('--pattern') + 1] : 'runs'
 /** Sessions created directly upstream first (nobody's), as a runtime that has served a while holds. */
@@ -219,7 +222,7 @@ const results = {
     pattern: PATTERN,
     seconds: SECONDS,
     samples: SAMPLES,
-    streaming: STREAMING,
+    streaming: STREAMING && STREAM_TOKENS,
     sessions: SESSIONS,
     up: UP,
     escalate: ESCALATE !== '',
@@ -261,7 +264,7 @@ try {
   // script's first step) or gets the model's default reply.
   const stormMarker = STREAMING
     ? stack.model.script(
-        [{ text: Array.from({ length: 200 }, (_, i) => `word${i} `), intervalMs: 5 }],
+        [{ text: Array.from({ length: STREAM_TOKENS }, (_, i) => `word${i} `), intervalMs: 5 }],
         'storm-stream',
       )
     : ''

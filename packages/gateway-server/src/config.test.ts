@@ -57,7 +57,7 @@ describe('limits', () => {
     ['ratePerSecond', 10],
     ['rateBurst', 300],
     ['concurrentWaits', 32],
-    ['concurrentRuns', 16],
+    ['concurrentRuns', 4],
     ['runsPerMinute', 60],
     ['runBurst', 16],
   ] as const)('defaults %s to %d, inside its own bounds', (key, value) => {
