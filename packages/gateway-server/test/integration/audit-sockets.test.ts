@@ -34,7 +34,15 @@ beforeAll(async () => {
   await writeFile(join(h.creds.workspace, 'big.txt'), '"\\'.repeat(120 * 1024))
   gateway = h.extraGateway({
     gateway: {
-      limits: { responseStallTimeoutMs: 1_000, ratePerSecond: 100_000, rateBurst: 100_000 },
+      // The fake's runs go on until a test ends them: the run limits are tested elsewhere.
+      limits: {
+        responseStallTimeoutMs: 1_000,
+        ratePerSecond: 100_000,
+        rateBurst: 100_000,
+        concurrentRuns: 1_000,
+        runsPerMinute: 1_000_000,
+        runBurst: 10_000,
+      },
     },
   })
   server = await gateway.listen()
