@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fairnessKey, withFairnessKey } from './fairness.js'
+import { fairnessKey, meteredFetch, withFairnessKey, withReadMeter } from './fairness.js'
 
 describe('fairnessKey', () => {
   it('is the credential of the request being handled, across awaits, and undefined outside one', async () => {
@@ -14,5 +14,49 @@ describe('fairnessKey', () => {
     )
     expect(seen).toEqual(['alice', 'bob'])
     expect(fairnessKey()).toBeUndefined()
+  })
+})
+
+describe('meteredFetch', () => {
+  it('asks for uncompressed answers and counts what a call reads, with or without a Content-Length', async () => {
+    const { createServer } = await import('node:http')
+    const { gzipSync } = await import('node:zlib')
+    const body = 'x'.repeat(100_000)
+    const encodings: Array<string | undefined> = []
+    const server = createServer((req, res) => {
+      encodings.push(req.headers['accept-encoding'])
+      if (req.url === '/length') res.end(body)
+      else if (req.url === '/chunked') {
+        res.write(body.slice(0, 40_000))
+        res.end(body.slice(40_000))
+      } else if (req.url === '/gzip') {
+        // A runtime that compresses anyway: the decoded bytes count.
+        res.setHeader('content-encoding', 'gzip')
+        res.end(gzipSync(body))
+      } else {
+        res.setHeader('content-type', 'text/event-stream')
+        res.end('data: {}\n\n')
+      }
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as { port: number }
+    try {
+      for (const path of ['length', 'chunked', 'gzip']) {
+        const meter = { bytes: 0 }
+        const text = await withReadMeter(meter, async () =>
+          (await meteredFetch(`http://127.0.0.1:${port}/${path}`)).text(),
+        )
+        expect(text).toBe(body)
+        expect(meter.bytes, path).toBe(100_000)
+      }
+      const meter = { bytes: 0 }
+      await withReadMeter(meter, async () => (await meteredFetch(`http://127.0.0.1:${port}/events`)).text())
+      expect(meter.bytes).toBe(0)
+      // Outside a call nothing is counted, and the answer is untouched.
+      expect(await (await meteredFetch(`http://127.0.0.1:${port}/chunked`)).text()).toBe(body)
+      expect(encodings.every((e) => e === 'identity')).toBe(true)
+    } finally {
+      server.close()
+    }
   })
 })
