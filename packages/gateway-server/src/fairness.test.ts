@@ -54,6 +54,9 @@ describe('meteredFetch', () => {
       expect(meter.bytes).toBe(0)
       // Outside a call nothing is counted, and the answer is untouched.
       expect(await (await meteredFetch(`http://127.0.0.1:${port}/chunked`)).text()).toBe(body)
+      // A Request, as the runtime client hands over, is asked uncompressed too.
+      expect(await (await meteredFetch(new Request(`http://127.0.0.1:${port}/gzip`))).text()).toBe(body)
+      expect(encodings).toHaveLength(6)
       expect(encodings.every((e) => e === 'identity')).toBe(true)
     } finally {
       server.close()

@@ -31,6 +31,16 @@ export function withReadMeter<T>(meter: ReadMeter, fn: () => T): T {
   return meters.run(meter, fn)
 }
 
+/** Runs one call's `fn` metered, then hands what it read to `charge` (bytes), also when it fails. */
+export async function meteredCall<T>(charge: (bytes: number) => void, fn: () => Promise<T>): Promise<T> {
+  const meter: ReadMeter = { bytes: 0 }
+  try {
+    return await withReadMeter(meter, fn)
+  } finally {
+    charge(meter.bytes)
+  }
+}
+
 /**
  * The runtime client's fetch. It asks for uncompressed answers (on loopback, compressing costs
  * the runtime and the gateway CPU for nothing, and hides the length), and adds the bytes of each
@@ -38,7 +48,8 @@ export function withReadMeter<T>(meter: ReadMeter, fn: () => T): T {
  * its body as they are read. The event stream is not counted.
  */
 export async function meteredFetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
-  const request = new Request(input, init)
+  // The runtime client hands over a Request of its own: its headers are set in place, not copied.
+  const request = input instanceof Request && init === undefined ? input : new Request(input, init)
   request.headers.set('accept-encoding', 'identity')
   const response = await globalThis.fetch(request)
   const meter = meters.getStore()

@@ -219,33 +219,29 @@ export function createGateway(options: GatewayOptions): Gateway {
   // client's fault (a message that is not JSON-RPC, a wrong header), logged at warn, so that a key
   // holder cannot fill the error level; anything else, and whatever comes after the answer, is
   // the gateway's (error).
-  const reported = new AsyncLocalStorage<Error[]>()
+  const reported = new AsyncLocalStorage<{ errors: Error[]; answered: boolean }>()
   const sdk = createMcpHandler(factory, {
     legacy: 'stateless',
     onerror: (error) => {
-      const pending = reported.getStore()
-      if (pending) pending.push(error)
+      const request = reported.getStore()
+      if (request && !request.answered) request.errors.push(error)
       else onError(error)
     },
     maxRequestBodySize: maxRequestBodyBytes,
   })
   const mcp: Pick<typeof sdk, 'fetch' | 'close'> = {
     async fetch(request, fetchOptions) {
-      const pending: Error[] = []
+      const pending = { errors: [] as Error[], answered: false }
       let status: number | undefined
       try {
         const response = await reported.run(pending, () => sdk.fetch(request, fetchOptions))
         status = response.status
         return response
       } finally {
-        const errors = pending.splice(0)
-        // Reported later (while the answer streams), it is the gateway's.
-        pending.push = (...more: Error[]) => {
-          for (const error of more) onError(error)
-          return 0
-        }
-        for (const error of errors) {
-          if (status !== undefined && status >= 400 && status < 500)
+        pending.answered = true
+        const clientFault = status !== undefined && status >= 400 && status < 500
+        for (const error of pending.errors) {
+          if (clientFault)
             logger.warn({ event: 'mcp_client_error', errorName: error.name, status }, 'mcp request refused')
           else onError(error)
         }

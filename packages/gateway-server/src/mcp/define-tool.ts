@@ -8,7 +8,7 @@ import type { ToolName } from '@sallyport/policy'
 import type { z } from 'zod'
 import { errorResult, toGatewayError } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
-import { type ReadMeter, withReadMeter } from '../fairness.js'
+import { meteredCall } from '../fairness.js'
 import type { RequestScope } from '../http/app.js'
 import { RateLimited, type SlotKind } from '../http/limits.js'
 import { type CallRounds, isRetry } from '../jobs/input-rounds.js'
@@ -192,8 +192,6 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
       const signal = AbortSignal.any([ctx.mcpReq.signal, scope.signal])
       let release: (() => void) | undefined
       let ran = false
-      // What the call reads from the runtime counts against its credential's rate, by size.
-      const meter: ReadMeter = { bytes: 0 }
       try {
         // No tool takes more than a handful of fields: a call with many is refused before zod
         // builds an issue naming every one (thousands of long keys cost the shared thread).
@@ -209,19 +207,22 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
         const slot = def.slot?.(input, isRetry(rounds))
         if (slot) release = scope.limiter.acquire(scope.principal.username, slot)
         ran = true
-        const output = await withReadMeter(meter, () =>
-          def.run(input, signal, {
-            screened: (record) => {
-              audit.screening = record
-            },
-            keep: () => {
-              const kept = release ?? (() => undefined)
-              release = undefined
-              return kept
-            },
-            rounds,
-            charge: (operations) => scope.limiter.charge(scope.principal.username, operations),
-          }),
+        // What the call reads from the runtime counts against its credential's rate, by size.
+        const output = await meteredCall(
+          (bytes) => scope.limiter.chargeRead(scope.principal.username, bytes),
+          () =>
+            def.run(input, signal, {
+              screened: (record) => {
+                audit.screening = record
+              },
+              keep: () => {
+                const kept = release ?? (() => undefined)
+                release = undefined
+                return kept
+              },
+              rounds,
+              charge: (operations) => scope.limiter.charge(scope.principal.username, operations),
+            }),
         )
         audit.outcome = signal.aborted ? 'aborted' : 'ok'
         // A round's forms go back as the SDK's input_required result, untouched.
@@ -261,7 +262,6 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
         return errorResult(mapped)
       } finally {
         release?.()
-        scope.limiter.chargeRead(scope.principal.username, meter.bytes)
       }
       // biome-ignore lint/suspicious/noExplicitAny: see above
     }) as any,

@@ -3,7 +3,7 @@ import type { ResourceTemplate as PolicyTemplate, ResourceTemplateName } from '@
 import { DEFAULT_MAX_BYTES, type WorkspaceGuard } from '@sallyport/workspace-guard'
 import { resourceError, toGatewayError } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
-import { type ReadMeter, withReadMeter } from '../fairness.js'
+import { meteredCall } from '../fairness.js'
 import type { AuditBook } from '../http/audit.js'
 import { type JobContext, jobStatus } from '../jobs/job-status.js'
 import { messageViews, sessionDiff, todoViews } from '../sessions/views.js'
@@ -80,9 +80,12 @@ export function registerResources(
       const vars = Object.fromEntries(
         Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : v]),
       )
-      const meter: ReadMeter = { bytes: 0 }
       try {
-        const result = await withReadMeter(meter, () => fn(uri, vars))
+        // What the read takes from the runtime counts against its credential's rate, by size.
+        const result = await meteredCall(
+          (bytes) => ctx.chargeRead?.(bytes),
+          () => fn(uri, vars),
+        )
         audit.outcome = 'ok'
         return result
       } catch (error) {
@@ -92,8 +95,6 @@ export function registerResources(
         audit.outcome = mapped.code === 'invalid_input' ? 'refused' : 'error'
         audit.errorCode = mapped.code
         throw resourceError(mapped, uri)
-      } finally {
-        ctx.chargeRead?.(meter.bytes)
       }
     }
 
