@@ -57,9 +57,13 @@ describe('limits', () => {
     ['ratePerSecond', 10],
     ['rateBurst', 300],
     ['concurrentWaits', 32],
+    ['concurrentCalls', 16],
     ['concurrentRuns', 4],
     ['runsPerMinute', 60],
     ['runBurst', 16],
+    ['readBytesPerOperation', 256 * 1024],
+    ['runEventsPerSecond', 400],
+    ['runEventBurst', 8000],
   ] as const)('defaults %s to %d, inside its own bounds', (key, value) => {
     expect(DEFAULT_LIMITS[key]).toBe(value)
     expect(value).toBeGreaterThanOrEqual(LIMIT_BOUNDS[key].min)
@@ -68,7 +72,7 @@ describe('limits', () => {
 
   it('has a default for every limit and no other', () => {
     expect(Object.keys(DEFAULT_LIMITS).sort()).toEqual(Object.keys(LIMIT_BOUNDS).sort())
-    expect(Object.keys(DEFAULT_LIMITS)).toHaveLength(16)
+    expect(Object.keys(DEFAULT_LIMITS)).toHaveLength(19)
   })
 
   it('fills in every omitted limit in a config file, and refuses an unknown one', () => {

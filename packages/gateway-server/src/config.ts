@@ -48,6 +48,12 @@ export interface GatewayLimits {
   /** Per credential: tool calls waiting on a job at once (`waitMs` > 0). Default 32. */
   concurrentWaits: number
   /**
+   * Per credential: other tool calls and resource reads in progress at once (waits and runs have
+   * their own limits). Default 16: a burst of reads of big sessions is served a few at a time,
+   * not all at once on the gateway's one thread.
+   */
+  concurrentCalls: number
+  /**
    * Per credential: agent runs in progress at once — from the `gateway.agent.run` call until the
    * runtime shows the run over (a run started with `waitMs: 0` keeps its slot after the call
    * returns). Default 4: each run in progress costs the runtime's one thread in proportion to
@@ -69,6 +75,17 @@ export interface GatewayLimits {
    * reading a big session costs the runtime and the gateway in proportion. Default 262 144.
    */
   readBytesPerOperation: number
+  /**
+   * Per credential: runtime events its runs may cause a second, sustained — every chunk the model
+   * streams, every part and message update, in the run's session and its subagents' sessions.
+   * The runtime's work for a run grows with them, and no count of runs bounds it: a model that
+   * streams 4 000 chunks at once costs the runtime's one thread about a second. A new run is
+   * refused while the credential's runs have caused more than this allows (runs in progress go
+   * on). Default 400.
+   */
+  runEventsPerSecond: number
+  /** Per credential: runtime events its runs may cause at once above `runEventsPerSecond`. Default 8 000. */
+  runEventBurst: number
 }
 
 /** One limit's default, its accepted range and whether it must be a whole number. */
@@ -96,10 +113,13 @@ export const LIMIT_BOUNDS: Readonly<Record<keyof GatewayLimits, LimitBounds>> = 
   ratePerSecond: bounds(10, 0.01, 100_000, false),
   rateBurst: bounds(300, 1, 1_000_000),
   concurrentWaits: bounds(32, 1, 10_000),
+  concurrentCalls: bounds(16, 1, 10_000),
   concurrentRuns: bounds(4, 1, 10_000),
   runsPerMinute: bounds(60, 1, 1_000_000),
   runBurst: bounds(16, 1, 10_000),
   readBytesPerOperation: bounds(256 * 1024, 1024, 1024 * 1024 * 1024),
+  runEventsPerSecond: bounds(400, 1, 10_000_000, false),
+  runEventBurst: bounds(8000, 1, 1_000_000_000),
 })
 
 const limit = (key: keyof GatewayLimits) => {
@@ -125,10 +145,13 @@ export const GatewayLimitsSchema = z
     ratePerSecond: limit('ratePerSecond'),
     rateBurst: limit('rateBurst'),
     concurrentWaits: limit('concurrentWaits'),
+    concurrentCalls: limit('concurrentCalls'),
     concurrentRuns: limit('concurrentRuns'),
     runsPerMinute: limit('runsPerMinute'),
     runBurst: limit('runBurst'),
     readBytesPerOperation: limit('readBytesPerOperation'),
+    runEventsPerSecond: limit('runEventsPerSecond'),
+    runEventBurst: limit('runEventBurst'),
   } satisfies Record<keyof GatewayLimits, unknown>)
   .strict()
 

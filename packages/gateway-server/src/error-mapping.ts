@@ -105,12 +105,16 @@ const RESOURCE_ANSWER: Readonly<Record<GatewayErrorCode, 'not_found' | 'invalid_
 
 /**
  * The MCP error a failed resource read throws: `ResourceNotFoundError` for anything that reads as
- * absent, otherwise an invalid-params `ProtocolError` whose data carries the stable code.
+ * absent, otherwise an invalid-params `ProtocolError` whose data carries the stable code (and, when
+ * rate limited, the retry hint).
  */
-export function resourceError(error: GatewayError, uri: URL): Error {
+export function resourceError(error: GatewayError, uri: URL, retryAfterMs?: number): Error {
   return RESOURCE_ANSWER[error.code] === 'not_found'
     ? new ResourceNotFoundError(uri.href, error.message)
-    : new ProtocolError(INVALID_PARAMS, error.message, { code: error.code })
+    : new ProtocolError(INVALID_PARAMS, error.message, {
+        code: error.code,
+        ...(retryAfterMs !== undefined && { retryAfterMs }),
+      })
 }
 
 // ---- the HTTP boundary ----

@@ -531,6 +531,8 @@ describe('clients that stop reading their answers', () => {
         maxStalledResponsesPerCredential: 2,
         ratePerSecond: 100_000,
         rateBurst: 100_000,
+        // Four batches of ten reads are in progress at once here.
+        concurrentCalls: 1_000,
       },
     })
     s = await g.listen()

@@ -103,3 +103,135 @@ describe('CredentialLimiter run starts', () => {
     for (let i = 0; i < 50; i++) limiter.acquire('a', 'run')
   })
 })
+
+describe('CredentialLimiter read estimates', () => {
+  const limits = {
+    ratePerSecond: 1,
+    rateBurst: 20,
+    concurrentWaits: 1,
+    concurrentRuns: 1,
+    readBytesPerOperation: 1000,
+  }
+
+  it('takes what calls lately read ahead of the next call, refuses it when the bucket holds less, and settles after', () => {
+    const t = 0
+    const limiter = createCredentialLimiter(limits, () => t)
+    // Nothing read yet: nothing taken ahead.
+    expect(limiter.reserveRead('a')).toBe(0)
+    limiter.chargeRead('a', 6000, 0) // 14 left; calls are now expected to read 6 operations
+    expect(limiter.reserveRead('a')).toBe(6) // 8 left
+    expect(limiter.reserveRead('a')).toBe(6) // 2 left
+    let refused: unknown
+    try {
+      limiter.reserveRead('a')
+    } catch (error) {
+      refused = error
+    }
+    expect(refused).toBeInstanceOf(RateLimited)
+    expect((refused as RateLimited).retryAfterMs).toBe(4000) // 4 more tokens at 1/s
+    // A call that read less than was taken gets the rest back; one that read more pays it.
+    limiter.chargeRead('a', 1000, 6) // +5: 7 left
+    limiter.chargeRead('a', 8000, 6) // -2: 5 left
+    expect(limiter.take('a', 5)).toBeUndefined()
+    expect(limiter.take('a', 1)).toBe(1000)
+    // Another credential has its own estimate.
+    expect(limiter.reserveRead('b')).toBe(0)
+  })
+
+  it('forgets a costly past by half per call that reads, not per call that reads nothing', () => {
+    const limiter = createCredentialLimiter(limits, () => 0)
+    limiter.chargeRead('a', 8000, 0) // expects 8
+    limiter.chargeRead('a', 0, 0) // the catalog: still 8
+    expect(limiter.reserveRead('a')).toBe(8)
+    limiter.chargeRead('a', 100, 8) // read 0.1: 4 expected
+    expect(limiter.reserveRead('a')).toBe(4)
+  })
+
+  it('expects at most half a burst, so a huge read does not lock the credential out', () => {
+    let t = 0
+    const limiter = createCredentialLimiter(limits, () => t)
+    limiter.chargeRead('a', 1e9, 0) // in debt by a burst; expects 10 (half of 20)
+    t += 30_000 // from -20 to 10
+    expect(limiter.reserveRead('a')).toBe(10)
+  })
+
+  it('holds at most concurrentCalls call slots at once', () => {
+    const limiter = createCredentialLimiter({ ...limits, concurrentCalls: 2 }, () => 0)
+    const first = limiter.acquire('a', 'call')
+    limiter.acquire('a', 'call')
+    expect(() => limiter.acquire('a', 'call')).toThrow(/at most 2 at once/)
+    // Waits and other credentials are not counted.
+    limiter.acquire('a', 'wait')
+    limiter.acquire('b', 'call')
+    first()
+    limiter.acquire('a', 'call')
+  })
+})
+
+describe('CredentialLimiter run events', () => {
+  const limits = {
+    ratePerSecond: 100,
+    rateBurst: 100,
+    concurrentWaits: 10,
+    concurrentRuns: 10,
+    runEventsPerSecond: 100,
+    runEventBurst: 1000,
+  }
+  const refusal = (fn: () => unknown): RateLimited => {
+    try {
+      fn()
+    } catch (error) {
+      if (error instanceof RateLimited) return error
+      throw error
+    }
+    throw new Error('not refused')
+  }
+
+  it('counts what runs cause into a bucket; a run starts only while it holds what runs lately cost', () => {
+    let t = 0
+    const limiter = createCredentialLimiter(limits, () => t)
+    // Nothing known yet: runs start while the bucket is not in debt.
+    const a = limiter.acquire('a', 'run')
+    const b = limiter.acquire('a', 'run')
+    a.events(900)
+    b.events(500) // 1 000 - 1 400: 400 in debt
+    const inDebt = refusal(() => limiter.acquire('a', 'run'))
+    expect(inDebt.message).toMatch(/100 runtime events a second, 1000 at once/)
+    expect(inDebt.retryAfterMs).toBe(4000)
+    a()
+    b()
+    // The last run to end cost 500 (more than half the 900 before): 500 is taken ahead now.
+    t += 4000 // at 0
+    expect(refusal(() => limiter.acquire('a', 'run')).retryAfterMs).toBe(5000)
+    t += 5000 // at 500
+    const c = limiter.acquire('a', 'run') // 0 left, 500 taken
+    c.events(200)
+    expect(() => limiter.acquire('a', 'run')).toThrow(RateLimited)
+    c() // 300 back; runs now expected to cost 250
+    limiter.acquire('a', 'run')
+    // Another credential's runs are not affected; waits and reads are not counted.
+    limiter.acquire('b', 'run')
+    expect(limiter.take('a', 1)).toBeUndefined()
+  })
+
+  it('charges nothing after a release, and nothing for slots other than runs', () => {
+    const limiter = createCredentialLimiter(limits, () => 0)
+    const run = limiter.acquire('a', 'run')
+    run()
+    run.events(5000)
+    limiter.acquire('a', 'wait').events(5000)
+    limiter.acquire('a', 'call').events(5000)
+    limiter.acquire('a', 'run')
+  })
+
+  it('does not forget a debt of run events when idle accounts are swept', () => {
+    let t = 0
+    const limiter = createCredentialLimiter({ ...limits, rateBurst: 1 }, () => t)
+    const run = limiter.acquire('a', 'run')
+    run.events(1500)
+    run()
+    t += 5_000 // past a refill of the operation bucket (10 ms), not of the events (15 s)
+    expect(limiter.take('other', 1)).toBeUndefined() // sweeps idle accounts
+    expect(() => limiter.acquire('a', 'run')).toThrow(RateLimited)
+  })
+})

@@ -30,16 +30,36 @@ export class RateLimited extends Error {
   }
 }
 
-export type SlotKind = 'wait' | 'run'
+export type SlotKind = 'wait' | 'run' | 'call'
 
-/** Per-credential state: a token bucket of operations, one of run starts, and two counters. */
+/**
+ * Ends a slot taken by `acquire` (calling it again does nothing). `events` charges the runtime
+ * events a run slot's run caused (see `runEventsPerSecond`); it does nothing for other slots.
+ */
+export type SlotRelease = (() => void) & { readonly events: (count: number) => void }
+
+/**
+ * How fast an estimate forgets a costly past, per call or run that read or did anything: the
+ * estimate is the larger of the last cost and the previous estimate times this.
+ */
+const ESTIMATE_DECAY = 0.5
+
+/** Per-credential state: token buckets of operations, run starts and run events; slot counters. */
 interface Account {
   tokens: number
   refilledAt: number
   runTokens: number
   runsRefilledAt: number
+  /** Runtime events the credential's runs may still cause at once (`runEventsPerSecond`). */
+  events: number
+  eventsRefilledAt: number
+  /** What one of its calls is expected to read, in operations (taken ahead, see `reserveRead`). */
+  readEstimate: number
+  /** The runtime events one of its runs is expected to cause (taken ahead of a run). */
+  runEstimate: number
   wait: number
   run: number
+  call: number
 }
 
 export interface CredentialLimiter {
@@ -56,16 +76,25 @@ export interface CredentialLimiter {
    */
   charge(username: string, count: number): void
   /**
-   * Charges (as `charge`) the runtime's answers read for one call: one operation per
-   * `readBytesPerOperation` bytes, fractions included. Nothing without that limit.
+   * Takes, ahead of a call, what the credential's calls have lately read from the runtime (in
+   * operations, see `chargeRead`), or throws `RateLimited` when its bucket holds less: a burst of
+   * big reads is then admitted as the bucket affords them, not all at once to be charged after.
+   * Returns what it took, for `chargeRead`. 0 without `readBytesPerOperation`.
    */
-  chargeRead(username: string, bytes: number): void
+  reserveRead(username: string): number
+  /**
+   * Charges (as `charge`) the runtime's answers read for one call: one operation per
+   * `readBytesPerOperation` bytes, fractions included, less `reserved` (what `reserveRead` took
+   * for it: a call that read less gets the rest back). Nothing without that limit.
+   */
+  chargeRead(username: string, bytes: number, reserved?: number): void
   /**
    * Holds one slot of `kind` until the returned release is called; throws `RateLimited`. A `run`
    * slot also takes one run start from the credential's run bucket (`runsPerMinute`,
-   * `runBurst`), or is refused.
+   * `runBurst`) and, from its bucket of runtime events (`runEventsPerSecond`), what its runs
+   * have lately caused; it is refused when either bucket holds too little.
    */
-  acquire(username: string, kind: SlotKind): () => void
+  acquire(username: string, kind: SlotKind): SlotRelease
   /** Milliseconds the bucket takes to earn back one operation (the shortest useful retry hint). */
   readonly tokenMs: number
 }
@@ -76,7 +105,17 @@ export interface CredentialLimiter {
  */
 export function createCredentialLimiter(
   limits: Pick<GatewayLimits, 'ratePerSecond' | 'rateBurst' | 'concurrentWaits' | 'concurrentRuns'> &
-    Partial<Pick<GatewayLimits, 'runsPerMinute' | 'runBurst' | 'readBytesPerOperation'>>,
+    Partial<
+      Pick<
+        GatewayLimits,
+        | 'runsPerMinute'
+        | 'runBurst'
+        | 'readBytesPerOperation'
+        | 'concurrentCalls'
+        | 'runEventsPerSecond'
+        | 'runEventBurst'
+      >
+    >,
   now: () => number = () => performance.now(),
 ): CredentialLimiter {
   const accounts = new Map<string, Account>()
@@ -89,6 +128,18 @@ export function createCredentialLimiter(
   /** The time an account's run bucket needs to be full again. */
   const runsRefillMs = (a: Account): number =>
     Number.isFinite(runBurst) ? (runBurst - a.runTokens) / runsPerMs : 0
+  // Runtime events of runs (without these limits, not counted).
+  const eventBurst = limits.runEventBurst ?? Number.POSITIVE_INFINITY
+  const eventsPerMs = (limits.runEventsPerSecond ?? Number.POSITIVE_INFINITY) / 1000
+  const eventsLimited = Number.isFinite(eventBurst) && Number.isFinite(eventsPerMs)
+  const refillEvents = (a: Account, t: number): void => {
+    a.events = Math.min(eventBurst, a.events + (t - a.eventsRefilledAt) * eventsPerMs)
+    a.eventsRefilledAt = t
+  }
+  /** The time an account's event bucket needs to be full again. */
+  const eventsRefillMs = (a: Account): number => (eventsLimited ? (eventBurst - a.events) / eventsPerMs : 0)
+  /** The largest read estimate: a bucket of a burst can always afford it once refilled. */
+  const maxReadEstimate = limits.rateBurst / 2
   let sweptAt = now()
   const account = (username: string): Account => {
     const t = now()
@@ -98,21 +149,44 @@ export function createCredentialLimiter(
         if (
           a.wait === 0 &&
           a.run === 0 &&
+          a.call === 0 &&
           t - a.refilledAt >= fullAfterMs + debtMs(a) &&
-          t - a.runsRefilledAt >= runsRefillMs(a)
+          t - a.runsRefilledAt >= runsRefillMs(a) &&
+          t - a.eventsRefilledAt >= eventsRefillMs(a)
         )
           accounts.delete(name)
     }
     let a = accounts.get(username)
     if (!a) {
-      a = { tokens: limits.rateBurst, refilledAt: t, runTokens: runBurst, runsRefilledAt: t, wait: 0, run: 0 }
+      a = {
+        tokens: limits.rateBurst,
+        refilledAt: t,
+        runTokens: runBurst,
+        runsRefilledAt: t,
+        events: eventBurst,
+        eventsRefilledAt: t,
+        readEstimate: 0,
+        runEstimate: 0,
+        wait: 0,
+        run: 0,
+        call: 0,
+      }
       accounts.set(username, a)
     }
     a.tokens = Math.min(limits.rateBurst, a.tokens + ((t - a.refilledAt) / 1000) * limits.ratePerSecond)
     a.refilledAt = t
     return a
   }
-  const cap: Record<SlotKind, number> = { wait: limits.concurrentWaits, run: limits.concurrentRuns }
+  const cap: Record<SlotKind, number> = {
+    wait: limits.concurrentWaits,
+    run: limits.concurrentRuns,
+    call: limits.concurrentCalls ?? Number.POSITIVE_INFINITY,
+  }
+  const tooMany: Record<SlotKind, string> = {
+    wait: `Too many waiting calls for this credential (at most ${cap.wait} at once). Retry without waitMs, or after another wait returns.`,
+    run: `Too many runs in progress for this credential (at most ${cap.run} at once). Retry once one of them has ended, or cancel one (gateway.session.get gives a running session's activeJob).`,
+    call: `Too many calls in progress for this credential (at most ${cap.call} at once). Retry once one of them has returned.`,
+  }
   const charge = (username: string, count: number): void => {
     if (!(count > 0)) return
     const a = account(username)
@@ -130,38 +204,83 @@ export function createCredentialLimiter(
       return Math.ceil(((need - a.tokens) / limits.ratePerSecond) * 1000)
     },
     charge,
-    chargeRead(username, bytes) {
-      if (limits.readBytesPerOperation !== undefined) charge(username, bytes / limits.readBytesPerOperation)
+    reserveRead(username) {
+      if (limits.readBytesPerOperation === undefined) return 0
+      const a = account(username)
+      const need = a.readEstimate
+      if (need <= 0) return 0
+      if (a.tokens < need)
+        throw new RateLimited(
+          'Rate limited: the calls of this credential read a lot from the runtime lately (each counts by size). Retry later.',
+          Math.ceil(((need - a.tokens) / limits.ratePerSecond) * 1000),
+        )
+      a.tokens -= need
+      return need
+    },
+    chargeRead(username, bytes, reserved = 0) {
+      if (limits.readBytesPerOperation === undefined) return
+      const a = account(username)
+      const cost = Number.isFinite(bytes) && bytes > 0 ? bytes / limits.readBytesPerOperation : 0
+      if (cost > reserved) a.tokens = Math.max(-limits.rateBurst, a.tokens - (cost - reserved))
+      else a.tokens = Math.min(limits.rateBurst, a.tokens + (reserved - cost))
+      // A call that read nothing (the catalog, a refused call) says nothing about what reads cost.
+      if (cost > 0)
+        a.readEstimate = Math.min(maxReadEstimate, Math.max(cost, a.readEstimate * ESTIMATE_DECAY))
     },
     acquire(username, kind) {
       const a = account(username)
-      if (a[kind] >= cap[kind]) {
-        throw new RateLimited(
-          kind === 'wait'
-            ? `Too many waiting calls for this credential (at most ${cap.wait} at once). Retry without waitMs, or after another wait returns.`
-            : `Too many runs in progress for this credential (at most ${cap.run} at once). Retry once one of them has ended, or cancel one (gateway.session.get gives a running session's activeJob).`,
-          1000,
-        )
-      }
-      if (kind === 'run' && Number.isFinite(runBurst)) {
-        const t = now()
-        a.runTokens = Math.min(runBurst, a.runTokens + (t - a.runsRefilledAt) * runsPerMs)
-        a.runsRefilledAt = t
-        if (a.runTokens < 1)
-          throw new RateLimited(
-            `Too many runs started by this credential (at most ${limits.runsPerMinute} a minute, ${runBurst} at once). Retry later.`,
-            Math.ceil((1 - a.runTokens) / runsPerMs),
-          )
-        a.runTokens -= 1
+      if (a[kind] >= cap[kind]) throw new RateLimited(tooMany[kind], 1000)
+      const t = now()
+      let reserved = 0
+      if (kind === 'run') {
+        // Both buckets are checked before either is taken from.
+        if (Number.isFinite(runBurst)) {
+          a.runTokens = Math.min(runBurst, a.runTokens + (t - a.runsRefilledAt) * runsPerMs)
+          a.runsRefilledAt = t
+          if (a.runTokens < 1)
+            throw new RateLimited(
+              `Too many runs started by this credential (at most ${limits.runsPerMinute} a minute, ${runBurst} at once). Retry later.`,
+              Math.ceil((1 - a.runTokens) / runsPerMs),
+            )
+        }
+        if (eventsLimited) {
+          refillEvents(a, t)
+          reserved = Math.min(a.runEstimate, eventBurst)
+          // An account in debt waits it out even when its runs are expected to cost nothing.
+          const need = Math.max(reserved, Number.MIN_VALUE)
+          if (a.events < need)
+            throw new RateLimited(
+              `The runs of this credential have made the runtime work beyond its allowance (about ${limits.runEventsPerSecond} runtime events a second, ${eventBurst} at once; every streamed chunk counts). Retry later.`,
+              Math.max(1000, Math.ceil((need - a.events) / eventsPerMs)),
+            )
+          a.events -= reserved
+        }
+        if (Number.isFinite(runBurst)) a.runTokens -= 1
       }
       a[kind]++
       let released = false
-      return () => {
+      let used = 0
+      const events = (count: number): void => {
+        if (released || !eventsLimited || kind !== 'run' || !(count > 0)) return
+        const beyond = Math.min(count, used + count - reserved)
+        used += count
+        if (beyond > 0) {
+          refillEvents(a, now())
+          a.events = Math.max(-eventBurst, a.events - beyond)
+        }
+      }
+      const release = (): void => {
         if (released) return
         released = true
         // Accounts holding a slot are never swept, so `a` is still the live one.
         a[kind]--
+        if (kind === 'run' && eventsLimited) {
+          refillEvents(a, now())
+          if (used < reserved) a.events = Math.min(eventBurst, a.events + (reserved - used))
+          a.runEstimate = Math.min(eventBurst, Math.max(used, a.runEstimate * ESTIMATE_DECAY))
+        }
       }
+      return Object.assign(release, { events })
     },
   }
 }

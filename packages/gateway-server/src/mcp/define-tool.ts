@@ -10,7 +10,7 @@ import { errorResult, toGatewayError } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
 import { meteredCall } from '../fairness.js'
 import type { RequestScope } from '../http/app.js'
-import { RateLimited, type SlotKind } from '../http/limits.js'
+import { RateLimited, type SlotKind, type SlotRelease } from '../http/limits.js'
 import { type CallRounds, isRetry } from '../jobs/input-rounds.js'
 import type { Logger } from '../logger.js'
 import type { ScreeningRecord } from '../screening.js'
@@ -42,13 +42,16 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   /** The tool's answer: its output, or (a waiting job tool) the forms of a multi round-trip round. */
   run: (input: z.output<I>, signal: AbortSignal, call: ToolCall) => Promise<z.output<O> | InputRequiredResult>
   /**
-   * The per-credential concurrency slot a call holds while it runs (runs, waits), if any; `retry`
-   * when the call continues a multi round-trip round (it starts nothing new).
+   * The per-credential concurrency slot a call holds while it runs (runs, waits); `retry` when
+   * the call continues a multi round-trip round (it starts nothing new). Default: `call`.
    */
   slot?: (input: z.output<I>, retry: boolean) => SlotKind | undefined
   /** The tool takes part in multi round-trip rounds (a waiting job tool); others refuse a retry. */
   rounds?: true
 }
+
+/** The release `keep` hands out when the call holds no slot (any more). */
+const NO_SLOT: SlotRelease = Object.assign(() => undefined, { events: () => undefined })
 
 /** What a tool's run may do with its own call besides answering it. */
 export interface ToolCall {
@@ -56,10 +59,10 @@ export interface ToolCall {
   screened(record: ScreeningRecord): void
   /**
    * Takes the slot over from the call: it is no longer released when the call returns, but when
-   * the returned function is called (a run that outlives its `agent.run` call). Without a slot
-   * the returned function does nothing.
+   * the returned function is called (a run that outlives its `agent.run` call); its `events`
+   * charges a run slot's runtime events. Called twice, the second gets a release that does nothing.
    */
-  keep(): () => void
+  keep(): SlotRelease
   /** The call's multi round-trip side (MCP 2026-07-28): forms it may answer with, a retry's answers. */
   rounds: CallRounds
   /**
@@ -190,7 +193,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
       // The call ends when the client cancels it or leaves (the connection closed): a wait stops
       // then, and the audit line says `aborted`, not the outcome nobody received.
       const signal = AbortSignal.any([ctx.mcpReq.signal, scope.signal])
-      let release: (() => void) | undefined
+      let release: SlotRelease | undefined
       let ran = false
       try {
         // No tool takes more than a handful of fields: a call with many is refused before zod
@@ -204,19 +207,21 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
         if (!parsed.success) throw new GatewayError('invalid_input', describeIssues(parsed.error))
         const input = parsed.data as z.output<I>
         const rounds = roundsOf(scope.era, ctx, { name, input, takesRounds: def.rounds === true }, audit)
-        const slot = def.slot?.(input, isRetry(rounds))
-        if (slot) release = scope.limiter.acquire(scope.principal.username, slot)
+        const slot = def.slot?.(input, isRetry(rounds)) ?? 'call'
+        release = scope.limiter.acquire(scope.principal.username, slot)
+        // What the credential's calls lately read is taken ahead, then settled by what this one
+        // read (by size: see `limits.readBytesPerOperation`).
+        const reserved = scope.limiter.reserveRead(scope.principal.username)
         ran = true
-        // What the call reads from the runtime counts against its credential's rate, by size.
         const output = await meteredCall(
-          (bytes) => scope.limiter.chargeRead(scope.principal.username, bytes),
+          (bytes) => scope.limiter.chargeRead(scope.principal.username, bytes, reserved),
           () =>
             def.run(input, signal, {
               screened: (record) => {
                 audit.screening = record
               },
               keep: () => {
-                const kept = release ?? (() => undefined)
+                const kept = release ?? NO_SLOT
                 release = undefined
                 return kept
               },

@@ -5,14 +5,18 @@ import { resourceError, toGatewayError } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
 import { meteredCall } from '../fairness.js'
 import type { AuditBook } from '../http/audit.js'
+import { type CredentialLimiter, RateLimited } from '../http/limits.js'
 import { type JobContext, jobStatus } from '../jobs/job-status.js'
 import { messageViews, sessionDiff, todoViews } from '../sessions/views.js'
 
 export interface ResourceContext extends JobContext {
   guard: WorkspaceGuard
   audit: AuditBook
-  /** Charges the bytes a read took from the runtime to its credential's rate (`readBytesPerOperation`). */
-  chargeRead?: (bytes: number) => void
+  /**
+   * The credential's limits: a read holds a call slot (`concurrentCalls`), and what it takes
+   * from the runtime counts against the rate by size (`readBytesPerOperation`). Absent: none.
+   */
+  limiter?: Pick<CredentialLimiter, 'acquire' | 'reserveRead' | 'chargeRead'>
 }
 
 /** A URI variable's value; a malformed `%` escape is the caller's invalid input. */
@@ -80,21 +84,33 @@ export function registerResources(
       const vars = Object.fromEntries(
         Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : v]),
       )
+      const { limiter } = ctx
+      const username = ctx.principal.username
+      let release: (() => void) | undefined
       try {
+        release = limiter?.acquire(username, 'call')
+        const reserved = limiter?.reserveRead(username) ?? 0
         // What the read takes from the runtime counts against its credential's rate, by size.
         const result = await meteredCall(
-          (bytes) => ctx.chargeRead?.(bytes),
+          (bytes) => limiter?.chargeRead(username, bytes, reserved),
           () => fn(uri, vars),
         )
         audit.outcome = 'ok'
         return result
       } catch (error) {
+        if (error instanceof RateLimited) {
+          audit.outcome = 'refused'
+          audit.errorCode = 'rate_limited'
+          throw resourceError(new GatewayError('rate_limited', error.message), uri, error.retryAfterMs)
+        }
         const mapped = toGatewayError(error)
         // A URI that is not valid (a malformed escape) is refused before any read, like invalid
         // tool input.
         audit.outcome = mapped.code === 'invalid_input' ? 'refused' : 'error'
         audit.errorCode = mapped.code
         throw resourceError(mapped, uri)
+      } finally {
+        release?.()
       }
     }
 

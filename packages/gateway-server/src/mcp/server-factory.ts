@@ -5,6 +5,7 @@ import { promptsFor, resourceTemplatesFor, type ToolName, toolsFor } from '@sall
 import type { WorkspaceGuard } from '@sallyport/workspace-guard'
 import { requestScopeOf } from '../http/app.js'
 import type { AuditBook } from '../http/audit.js'
+import { createRunEventMeter } from '../jobs/run-events.js'
 import type { Logger } from '../logger.js'
 import type { Redactor } from '../redact.js'
 import type { RuntimePort } from '../runtime/port.js'
@@ -81,6 +82,7 @@ const INSTRUCTIONS =
 export function createServerFactory(options: ServerFactoryOptions): McpServerFactory {
   const validator = new AjvJsonSchemaValidator()
   const starting = new Set<string>()
+  const runEvents = createRunEventMeter(options.runtime)
   return (ctx) => {
     const scope = requestScopeOf(ctx.authInfo)
     // The HTTP layer authenticates before any instance is built; reaching here without a
@@ -112,6 +114,7 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
       redactor: options.redactor,
       screening: options.screening,
       starting,
+      ...(runEvents && { runEvents }),
       ...(options.now && { now: options.now }),
     }
     const guard = options.guard
@@ -130,7 +133,7 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
         ...base,
         guard,
         audit: scope.audit,
-        chargeRead: (bytes) => scope.limiter.chargeRead(scope.principal.username, bytes),
+        limiter: scope.limiter,
       },
       resourceTemplatesFor(principal.policy),
     )

@@ -105,6 +105,13 @@ export interface RuntimeStatusDetail {
  */
 export type ReplyOutcome = 'replied' | 'absent'
 
+/** One runtime event as `onActivity` reports it: no content, only whose it is. */
+export interface RuntimeActivity {
+  readonly sessionId: string
+  /** Set on a session's creation when it is a child (a subagent's session) of another. */
+  readonly parentId?: string
+}
+
 /** Why a `waitUntil` check runs: the event sequence number its reads must reflect. */
 export interface RuntimeWake {
   /** See `RuntimePort.eventSequence`; a read started at or after this number is fresh enough. */
@@ -189,6 +196,12 @@ export interface RuntimePort {
    * or after `n` (see `jobs/turn-reads.ts`). Absent: no sharing between waiters.
    */
   eventSequence?(): number
+  /**
+   * Calls `handler` with every runtime event that names a session (its id, and for a session
+   * created under another, the parent's id), as it arrives; returns the unsubscribe function.
+   * Used to count what runs cost the runtime (`jobs/run-events.ts`). Absent: not counted.
+   */
+  onActivity?(handler: (activity: RuntimeActivity) => void): () => void
   /**
    * Resolves with the first non-undefined result of `check`, run once now and again whenever
    * the session changes (or on a poll while the event stream is down), or `undefined` at the

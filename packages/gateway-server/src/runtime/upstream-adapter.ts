@@ -211,6 +211,16 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
     rejectQuestion: (requestId) => reply(() => client.rejectQuestion(requestId)),
     newMessageId: () => client.newMessageId(),
     eventSequence: () => client.events.sequence,
+    onActivity: (handler) =>
+      client.events.onEvent((event) => {
+        const props = event.properties as
+          | { sessionID?: unknown; info?: { id?: unknown; parentID?: unknown } }
+          | undefined
+        const sessionId = typeof props?.sessionID === 'string' ? props.sessionID : props?.info?.id
+        if (typeof sessionId !== 'string') return
+        const parentId = event.type === 'session.created' ? props?.info?.parentID : undefined
+        handler(typeof parentId === 'string' ? { sessionId, parentId } : { sessionId })
+      }),
     waitUntil: (sessionId, check, options) =>
       client.events.waitUntil(sessionId, check, {
         timeoutMs: options.timeoutMs,

@@ -5,6 +5,7 @@ import { cancelRun } from '../jobs/cancel-run.js'
 import { newestRun } from '../jobs/derive-job-state.js'
 import { continueRound, isRetry, type RoundContext, waitWithForms } from '../jobs/input-rounds.js'
 import { type JobContext, readJobState, settleJob } from '../jobs/job-status.js'
+import type { RunEventMeter } from '../jobs/run-events.js'
 import { watchRunEnd } from '../jobs/run-watch.js'
 import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { RuntimeSession } from '../runtime/port.js'
@@ -15,6 +16,8 @@ export interface JobToolContext extends RoundContext {
   screening: ScreeningHook
   /** Upstream session ids with an `agent.run` between its busy check and its prompt, in this process. */
   starting: Set<string>
+  /** Counts each run's runtime events against its credential (`limits.runEventsPerSecond`). */
+  runEvents?: RunEventMeter
 }
 
 const busy = (): GatewayError =>
@@ -69,9 +72,14 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
         // Once prompted, the runtime itself reports the session busy.
         if (reserved) ctx.starting.delete(reserved)
       }
-      // The credential's run slot stays taken until the run is over, not just this call.
+      // The credential's run slot stays taken until the run is over, not just this call, and
+      // the run's runtime events count against the credential meanwhile.
       const release = call.keep()
-      void watchRunEnd(runtime, session.id, messageId, ctx.now).finally(release)
+      const stopCounting = ctx.runEvents?.track(session.id, release.events)
+      void watchRunEnd(runtime, session.id, messageId, ctx.now).finally(() => {
+        stopCounting?.()
+        release()
+      })
       return waitWithForms(
         ctx,
         call.rounds,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type E2E, type McpSession, startE2E } from './harness.js'
+import { connectTo, type E2E, type McpSession, startE2E } from './harness.js'
 
 // Fairness under a storm, with the real runtime: one chat credential floods the gateway (300
 // parallel waits on one slow job, 40 loops starting runs with agent.run as fast as its limits
@@ -186,4 +186,33 @@ describe('one credential cannot take the gateway away from another', () => {
     expect(counts.runs ?? 0, JSON.stringify(counts)).toBeGreaterThan(0)
     expect(sessionsAfter - sessionsBefore).toBe(5 + (counts.runs ?? 0))
   }, 180_000)
+
+  it("counts what the real runtime streams for a run: a run of 600 chunks at once holds back the credential's next run, quick runs do not", async () => {
+    const extra = await e2e.extraGateway({ limits: { runEventsPerSecond: 1, runEventBurst: 200 } })
+    const chatter = await connectTo(e2e, extra.url, e2e.creds.keys.chat)
+    const other = await connectTo(e2e, extra.url, e2e.creds.keys.full)
+    try {
+      // Quick runs (a short default answer) cost the runtime a few dozen events each.
+      for (const i of [0, 1]) {
+        const quick = await chatter.call('gateway.agent.run', { message: `quick ${i}`, waitMs: 20_000 })
+        expect(quick.structured.status, quick.text).toBe('completed')
+      }
+      const burst = e2e.stack.model.script(
+        [{ text: Array.from({ length: 600 }, (_, i) => `chunk${i} `), intervalMs: 0 }],
+        'fast-stream',
+      )
+      const streamed = await chatter.call('gateway.agent.run', { message: `stream ${burst}`, waitMs: 20_000 })
+      expect(streamed.structured.status, streamed.text).toBe('completed')
+      const next = await chatter.call('gateway.agent.run', { message: 'one more', waitMs: 0 })
+      expect(next.isError, next.text).toBe(true)
+      expect(next.structured).toMatchObject({ error: { code: 'rate_limited' } })
+      expect(next.text).toMatch(/runtime events a second/)
+      // Another credential is not held back.
+      const own = await other.call('gateway.agent.run', { message: 'owner quick', waitMs: 20_000 })
+      expect(own.structured.status, own.text).toBe('completed')
+    } finally {
+      await Promise.all([chatter.close(), other.close()])
+      await extra.close()
+    }
+  }, 120_000)
 })

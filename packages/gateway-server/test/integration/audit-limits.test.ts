@@ -1,3 +1,4 @@
+import { http } from 'msw'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { gatewayUpstreamOptions } from '../../src/fairness.js'
 import { auditLinesSince, MARK, postRpc, rpcCall, useHarness, writeWorkspace } from './harness.js'
@@ -393,6 +394,118 @@ describe('per-credential limits', () => {
     const small = await sessionOf('chat2', 'short answer')
     expect(await readsUntilRefused(small, toolRead)).toBeGreaterThanOrEqual(35)
     await Promise.all([big.client.close(), bigToo.client.close(), small.client.close()])
+  })
+
+  it('holds at most concurrentCalls calls in progress per credential, tools and resources alike; waits are not counted', async () => {
+    const g = h.extraGateway({ gateway: { limits: { concurrentCalls: 2 } } })
+    const client = await h.connect('chat', { gateway: g })
+    const run = (await client.ok('gateway.agent.run', { message: 'calls at once', waitMs: 0 })) as {
+      session: string
+      job: string
+    }
+    // Reads of the todo list wait here until the test lets them go.
+    let open = (): void => undefined
+    const gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    let held = 0
+    h.server.use(
+      http.get('*/session/:id/todo', async () => {
+        held++
+        await gate
+      }),
+    )
+    try {
+      const slow = [0, 1].map(() =>
+        client.call('gateway.session.get', { session: run.session, include: ['todos'] }),
+      )
+      await expect.poll(() => held, { timeout: 10_000 }).toBe(2)
+      // Both slots are taken: a third call is refused at once, by tool or by resource, and says why.
+      const third = await client.call('gateway.session.get', { session: run.session })
+      expect(third).toMatchObject({ kind: 'result', isError: true, error: { code: 'rate_limited' } })
+      expect(third.kind === 'result' && third.error?.message).toMatch(/calls in progress .*at most 2 at once/)
+      expect(third.kind === 'result' && JSON.parse(third.text).error.retryAfterMs).toBeGreaterThan(0)
+      const read = await client.read(`gateway://sessions/${run.session}/todos`)
+      expect(read.ok).toBe(false)
+      expect(read.error?.data).toMatchObject({ code: 'rate_limited' })
+      expect(held).toBe(2)
+      // A wait has its own limit; another credential its own calls.
+      expect((await client.ok('gateway.job.get', { job: run.job, waitMs: 10 })).status).toBe('running')
+      const other = await h.connect('chat2', { gateway: g })
+      expect((await other.call('gateway.catalog.get', {})).kind).toBe('result')
+      await other.close()
+      open()
+      for (const out of await Promise.all(slow)) expect(out.kind === 'result' && !out.isError).toBe(true)
+      // The slots came back.
+      expect((await client.read(`gateway://sessions/${run.session}/todos`)).ok).toBe(true)
+    } finally {
+      open()
+      h.server.resetHandlers()
+      await client.close()
+    }
+  })
+
+  it("counts the runtime events of a credential's runs, its subagents' sessions included (runEventsPerSecond): beyond the allowance its next run is refused, no one else's", async () => {
+    const g = h.extraGateway({
+      gateway: {
+        limits: {
+          runEventsPerSecond: 1,
+          runEventBurst: 100,
+          concurrentRuns: 10,
+          runsPerMinute: 1_000_000,
+          runBurst: 10_000,
+        },
+      },
+    })
+    const client = await h.connect('chat', { gateway: g })
+    const other = await h.connect('chat2', { gateway: g })
+    const run = (await client.ok('gateway.agent.run', { message: 'streams a lot', waitMs: 0 })) as {
+      session: string
+      job: string
+    }
+    // The other credential's run goes on meanwhile: none of these events are its.
+    const otherRun = (await other.ok('gateway.agent.run', { message: 'quiet one', waitMs: 0 })) as {
+      session: string
+    }
+    const id = await h.sessionId('chat', run.session)
+    const delta = (sessionID: string) =>
+      h.fake.emit('message.part.delta', {
+        sessionID,
+        messageID: 'msg_x',
+        partID: 'prt_x',
+        field: 'text',
+        delta: 'w ',
+      })
+    for (let i = 0; i < 200; i++) delta('ses_nobodys')
+    for (let i = 0; i < 10; i++) delta(id)
+    // A subagent's session: created under the run's, its events count as the run's (the run's
+    // own events stay under the burst of 100 without them).
+    h.fake.emit('session.created', { sessionID: 'ses_subagent', info: { id: 'ses_subagent', parentID: id } })
+    for (let i = 0; i < 100; i++) delta('ses_subagent')
+    // The events reach the gateway on its own time. Until they do, another run in the (still
+    // running) session is refused as busy, which starts nothing; then as beyond the allowance.
+    let next: Awaited<ReturnType<typeof client.call>> | undefined
+    await expect
+      .poll(
+        async () => {
+          next = await client.call('gateway.agent.run', {
+            message: 'one more',
+            session: run.session,
+            waitMs: 0,
+          })
+          return next.kind === 'result' && next.error?.code
+        },
+        { timeout: 10_000, interval: 100 },
+      )
+      .toBe('rate_limited')
+    expect(next?.kind === 'result' && next.error?.message).toMatch(/runtime events a second/)
+    expect(next?.kind === 'result' && JSON.parse(next.text).error.retryAfterMs).toBeGreaterThan(5_000)
+    h.fake.completeTurn(id, 'done')
+    // Reads are not held back, and the other credential (its run in progress) starts another.
+    expect((await client.call('gateway.catalog.get', {})).kind).toBe('result')
+    expect((await other.ok('gateway.agent.run', { message: 'still fine', waitMs: 0 })).status).toBe('running')
+    h.fake.completeTurn(await h.sessionId('chat2', otherRun.session), 'done')
+    await Promise.all([client.close(), other.close()])
   })
 
   it('refuses a batch with two requests of the same id, whole, before anything runs', async () => {

@@ -249,9 +249,10 @@ export function useHarness(options: { now?: () => number } = {}): Harness {
       workspaceRoot: h.creds.workspace,
       screening: testScreening(h.screened),
       logger: h.logs.logger,
-      // The fake's runs go on until a test ends them, and one file starts dozens per credential:
-      // the run limits are tested on gateways of their own (audit-limits.test.ts).
-      limits: { concurrentRuns: 1_000, runsPerMinute: 1_000_000, runBurst: 10_000 },
+      // The fake's runs go on until a test ends them, and one file starts dozens per credential
+      // and makes dozens of calls at once: the run and call limits are tested on gateways of
+      // their own (audit-limits.test.ts).
+      limits: { concurrentRuns: 1_000, runsPerMinute: 1_000_000, runBurst: 10_000, concurrentCalls: 1_000 },
     })
     gateways.push(h.gateway)
 

@@ -1,0 +1,68 @@
+import type { RuntimeActivity, RuntimePort } from '../runtime/port.js'
+
+// What a run costs the runtime grows with what its model streams: every chunk is an event the
+// runtime stores and publishes, on its one thread. Counting runs cannot bound that (a model can
+// stream thousands of chunks at once); counting the run's events can. The count feeds the
+// credential's bucket of run events (`limits.runEventsPerSecond`).
+
+/** Counts the runtime's events of tracked runs. */
+export interface RunEventMeter {
+  /**
+   * Counts every event of `sessionId`, and of the sessions created under it while tracked (its
+   * subagents'), into `count` until the returned stop is called. When two tracks of one session
+   * overlap (a run starting as the previous one's watch ends), the newest one is charged.
+   */
+  track(sessionId: string, count: (events: number) => void): () => void
+}
+
+interface Track {
+  readonly count: (events: number) => void
+  /** The sessions charged to this track: the run's own and its subagents'. */
+  readonly sessions: Set<string>
+}
+
+/** A meter over `runtime.onActivity`; none (undefined) when the port reports no activity. */
+export function createRunEventMeter(runtime: Pick<RuntimePort, 'onActivity'>): RunEventMeter | undefined {
+  const subscribe = runtime.onActivity?.bind(runtime)
+  if (!subscribe) return undefined
+  /** Tracks by session, newest last. */
+  const bySession = new Map<string, Track[]>()
+  let unsubscribe: (() => void) | undefined
+  let tracked = 0
+
+  const add = (sessionId: string, track: Track): void => {
+    track.sessions.add(sessionId)
+    const list = bySession.get(sessionId)
+    if (list) list.push(track)
+    else bySession.set(sessionId, [track])
+  }
+  const onActivity = ({ sessionId, parentId }: RuntimeActivity): void => {
+    if (parentId !== undefined && !bySession.has(sessionId)) {
+      const parent = bySession.get(parentId)?.at(-1)
+      if (parent) add(sessionId, parent)
+    }
+    bySession.get(sessionId)?.at(-1)?.count(1)
+  }
+
+  return {
+    track(sessionId, count) {
+      const track: Track = { count, sessions: new Set() }
+      add(sessionId, track)
+      if (tracked++ === 0) unsubscribe = subscribe(onActivity)
+      let stopped = false
+      return () => {
+        if (stopped) return
+        stopped = true
+        for (const id of track.sessions) {
+          const list = bySession.get(id)?.filter((t) => t !== track)
+          if (list && list.length > 0) bySession.set(id, list)
+          else bySession.delete(id)
+        }
+        if (--tracked === 0) {
+          unsubscribe?.()
+          unsubscribe = undefined
+        }
+      }
+    },
+  }
+}
