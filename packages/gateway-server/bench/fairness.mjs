@@ -12,6 +12,7 @@
 //   node bench/fairness.mjs --limits '{"runCost":1}'   # other limits than the defaults
 //   node bench/fairness.mjs --streaming           # the storm's runs stream a long answer
 //   node bench/fairness.mjs --stream-tokens 4000  # … of 4 000 tokens (20 s a run: 16 stream at once)
+//   node bench/fairness.mjs --stream-tokens 4000 --stream-interval 0   # … all at once, no pause
 //   node bench/fairness.mjs --sessions 5000       # the runtime holds 5 000 sessions first
 //   node bench/fairness.mjs --up                  # `sallyport up` (moderator, guard) instead
 //   node bench/fairness.mjs --up --escalate       # every message goes to the moderator
@@ -38,6 +39,8 @@ const SAMPLES = flag('samples', 15)
 const STREAMING = argv.includes('--streaming') || argv.includes('--stream-tokens')
 /** Tokens a streaming storm run answers with, 5 ms apart (`--stream-tokens 4000`: 20 s each). */
 const STREAM_TOKENS = flag('stream-tokens', 200)
+/** Milliseconds between a streaming storm run's tokens (`--stream-interval 0`: all at once). */
+const STREAM_INTERVAL = flag('stream-interval', 5)
 /** The storm's pattern: `runs` (the harshest) or `mixed` (see fairness-storm.mjs). */
 const PATTERN = argv.includes('--pattern') ? argv[argv.indexOf('--pattern') + 1] : 'runs'
 /** Sessions created directly upstream first (nobody's), as a runtime that has served a while holds. */
@@ -222,7 +225,7 @@ const results = {
     pattern: PATTERN,
     seconds: SECONDS,
     samples: SAMPLES,
-    streaming: STREAMING && STREAM_TOKENS,
+    streaming: STREAMING && { tokens: STREAM_TOKENS, intervalMs: STREAM_INTERVAL },
     sessions: SESSIONS,
     up: UP,
     escalate: ESCALATE !== '',
@@ -264,7 +267,7 @@ try {
   // script's first step) or gets the model's default reply.
   const stormMarker = STREAMING
     ? stack.model.script(
-        [{ text: Array.from({ length: STREAM_TOKENS }, (_, i) => `word${i} `), intervalMs: 5 }],
+        [{ text: Array.from({ length: STREAM_TOKENS }, (_, i) => `word${i} `), intervalMs: STREAM_INTERVAL }],
         'storm-stream',
       )
     : ''
