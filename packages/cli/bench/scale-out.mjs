@@ -694,6 +694,7 @@ async function setUp() {
       ratePerSecond: 100_000,
       rateBurst: 1_000_000,
       concurrentWaits: 1_000,
+      concurrentCalls: 1_000,
       concurrentRuns: 1_000,
     })
   })

@@ -32,7 +32,17 @@ const gateway = createGateway({
   limits:
     config.defaultLimits === true
       ? config.limits
-      : { ratePerSecond: 1e5, rateBurst: 1e6, concurrentRuns: 10_000, concurrentWaits: 10_000 },
+      : {
+          ratePerSecond: 1e5,
+          rateBurst: 1e6,
+          concurrentRuns: 10_000,
+          concurrentWaits: 10_000,
+          concurrentCalls: 10_000,
+          runsPerMinute: 1_000_000,
+          runBurst: 10_000,
+          runEventsPerSecond: 10_000_000,
+          runEventBurst: 1_000_000_000,
+        },
 })
 const server = await gateway.listen({ port: 0 })
 process.stdout.write(`${JSON.stringify({ port: Number(new URL(server.url).port) })}\n`)
