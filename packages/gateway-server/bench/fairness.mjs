@@ -13,6 +13,9 @@
 //   node bench/fairness.mjs --streaming           # the storm's runs stream a long answer
 //   node bench/fairness.mjs --stream-tokens 4000  # … of 4 000 tokens (20 s a run: 16 stream at once)
 //   node bench/fairness.mjs --stream-tokens 4000 --stream-interval 0   # … all at once, no pause
+//   node bench/fairness.mjs --run-script big-chunks  # storm runs answer 3 MB in 300 chunks at once
+//   node bench/fairness.mjs --run-script huge        # … 4 MB in one chunk
+//   node bench/fairness.mjs --run-script tool-steps  # … 30 tool steps with 20 KB inputs (bash, denied)
 //   node bench/fairness.mjs --sessions 5000       # the runtime holds 5 000 sessions first
 //   node bench/fairness.mjs --up                  # `sallyport up` (moderator, guard) instead
 //   node bench/fairness.mjs --up --escalate       # every message goes to the moderator
@@ -41,6 +44,25 @@ const STREAMING = argv.includes('--streaming') || argv.includes('--stream-tokens
 const STREAM_TOKENS = flag('stream-tokens', 200)
 /** Milliseconds between a streaming storm run's tokens (`--stream-interval 0`: all at once). */
 const STREAM_INTERVAL = flag('stream-interval', 5)
+/**
+ * What the storm's runs make the model answer instead (`--run-script`): few events that cost the
+ * runtime much (big chunks, one huge chunk, many tool steps with big inputs).
+ */
+const RUN_SCRIPTS = {
+  'big-chunks': [
+    { text: Array.from({ length: 300 }, (_, i) => `c${i}${'z'.repeat(10_000)}`), intervalMs: 0 },
+  ],
+  huge: [{ text: 'h'.repeat(4_000_000) }],
+  'tool-steps': [
+    ...Array.from({ length: 30 }, (_, i) => ({
+      toolCall: { name: 'bash', input: { command: `echo ${i} ${'x'.repeat(20_000)}`, description: 'd' } },
+    })),
+    { text: 'done' },
+  ],
+}
+const RUN_SCRIPT = argv.includes('--run-script') ? argv[argv.indexOf('--run-script') + 1] : undefined
+if (RUN_SCRIPT !== undefined && !(RUN_SCRIPT in RUN_SCRIPTS))
+  throw new Error(`--run-script: one of ${Object.keys(RUN_SCRIPTS).join(', ')}`)
 /** The storm's pattern: `runs` (the harshest) or `mixed` (see fairness-storm.mjs). */
 const PATTERN = argv.includes('--pattern') ? argv[argv.indexOf('--pattern') + 1] : 'runs'
 /** Sessions created directly upstream first (nobody's), as a runtime that has served a while holds. */
@@ -226,6 +248,7 @@ const results = {
     seconds: SECONDS,
     samples: SAMPLES,
     streaming: STREAMING && { tokens: STREAM_TOKENS, intervalMs: STREAM_INTERVAL },
+    runScript: RUN_SCRIPT,
     sessions: SESSIONS,
     up: UP,
     escalate: ESCALATE !== '',
@@ -265,12 +288,19 @@ try {
   await stormer.close()
   // A storm run streams a long answer (`--streaming`: every new session's first turn is the
   // script's first step) or gets the model's default reply.
-  const stormMarker = STREAMING
-    ? stack.model.script(
-        [{ text: Array.from({ length: STREAM_TOKENS }, (_, i) => `word${i} `), intervalMs: STREAM_INTERVAL }],
-        'storm-stream',
-      )
-    : ''
+  const stormMarker = RUN_SCRIPT
+    ? stack.model.script(RUN_SCRIPTS[RUN_SCRIPT], 'storm-script')
+    : STREAMING
+      ? stack.model.script(
+          [
+            {
+              text: Array.from({ length: STREAM_TOKENS }, (_, i) => `word${i} `),
+              intervalMs: STREAM_INTERVAL,
+            },
+          ],
+          'storm-stream',
+        )
+      : ''
 
   await workflow(0)
   const quiet = []

@@ -10,8 +10,11 @@ import type { Send } from './transport.ts'
 
 /** The one `GET /event` connection of a client, shared by all its subscribers. */
 export interface EventStream {
-  /** Adds a listener of every event; opens the stream if it is the first. Returns its removal. */
-  subscribe(listener: (event: RawEvent) => void): () => void
+  /**
+   * Adds a listener of every event (with the size of its data, in UTF-16 code units: about its
+   * bytes); opens the stream if it is the first. Returns its removal.
+   */
+  subscribe(listener: (event: RawEvent, size: number) => void): () => void
   /** Listens to connection changes without opening the stream. Returns its removal. */
   onConnectionChange(listener: (connected: boolean) => void): () => void
   /**
@@ -52,7 +55,7 @@ class ConnectTimeout extends Error {}
  * (`session-events.ts`) until an event arrives again, on it or on a new connection.
  */
 export function createEventStream(deps: StreamDeps): EventStream {
-  const listeners = new Set<(event: RawEvent) => void>()
+  const listeners = new Set<(event: RawEvent, size: number) => void>()
   const connectionListeners = new Set<(connected: boolean) => void>()
   let connected = false
   let closed = false
@@ -66,8 +69,8 @@ export function createEventStream(deps: StreamDeps): EventStream {
     for (const listener of [...connectionListeners]) safely(() => listener(value))
   }
 
-  const deliver = (event: RawEvent): void => {
-    for (const listener of [...listeners]) safely(() => listener(event))
+  const deliver = (event: RawEvent, size: number): void => {
+    for (const listener of [...listeners]) safely(() => listener(event, size))
   }
 
   const loop = async (runSignal: AbortSignal): Promise<void> => {
@@ -169,7 +172,7 @@ export function createEventStream(deps: StreamDeps): EventStream {
           // Live from its first event, and again from the first one after a silence: reported
           // before the event is delivered, so waits look again (events of a stall may be lost).
           if (!connected) onEvent()
-          deliver(event)
+          deliver(event, message.data.length)
         },
       })
       // Read the body itself (no pipeThrough): cancelling a piped stream does not reach the source
@@ -225,7 +228,7 @@ export function createEventStream(deps: StreamDeps): EventStream {
   return {
     subscribe(listener) {
       if (closed) return () => undefined
-      const entry = (event: RawEvent): void => listener(event)
+      const entry = (event: RawEvent, size: number): void => listener(event, size)
       listeners.add(entry)
       start()
       return () => {

@@ -9,7 +9,7 @@ import { type CheckWake, createSessionEvents, type SessionEventsOptions } from '
 
 /** A stream the test drives: `live(true|false)` and `emit(type, properties)`. */
 function fakeStream() {
-  const listeners = new Set<(event: RawEvent) => void>()
+  const listeners = new Set<(event: RawEvent, size: number) => void>()
   const connection = new Set<(connected: boolean) => void>()
   let connected = false
   const stream: EventStream = {
@@ -38,7 +38,8 @@ function fakeStream() {
       for (const listener of [...connection]) listener(value)
     },
     emit(type: string, properties: Record<string, unknown> = {}) {
-      for (const listener of [...listeners]) listener({ type, properties })
+      const event = { type, properties }
+      for (const listener of [...listeners]) listener(event, JSON.stringify(event).length)
     },
   }
 }

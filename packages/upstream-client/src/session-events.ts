@@ -56,8 +56,11 @@ export interface UpstreamEvents {
    * Events that fail validation are dropped, never thrown.
    */
   onSession(sessionId: string, handler: (event: SessionEvent) => void): () => void
-  /** Delivers every event of the pinned directory, untyped (`{id?, type, properties}`). */
-  onEvent(handler: (event: RawEvent) => void): () => void
+  /**
+   * Delivers every event of the pinned directory, untyped (`{id?, type, properties}`), with the
+   * size of its data as received (UTF-16 code units of the JSON text: about its bytes).
+   */
+  onEvent(handler: (event: RawEvent, size: number) => void): () => void
   /** Reports when the stream becomes live and when it stops being live; does not open it. */
   onConnectionChange(handler: (connected: boolean) => void): () => void
   /**
@@ -181,7 +184,7 @@ export function createSessionEvents(
   options: SessionEventsOptions = DEFAULTS,
 ): UpstreamEvents {
   const bySession = new Map<string, Set<(event: SessionEvent) => void>>()
-  const rawHandlers = new Set<(event: RawEvent) => void>()
+  const rawHandlers = new Set<(event: RawEvent, size: number) => void>()
   const connectionHandlers = new Set<(connected: boolean) => void>()
   const pendingWaits = new Set<() => void>()
   const watches = new Map<string, Watch>()
@@ -193,10 +196,10 @@ export function createSessionEvents(
   let probeTimer: ReturnType<typeof setTimeout> | undefined
   let probing = false
 
-  const dispatch = (raw: RawEvent): void => {
+  const dispatch = (raw: RawEvent, size: number): void => {
     sequence++
     lastEventAt = Date.now()
-    for (const handler of [...rawHandlers]) safely(() => handler(raw))
+    for (const handler of [...rawHandlers]) safely(() => handler(raw, size))
     const sessionId = (raw.properties as { sessionID?: unknown } | undefined)?.sessionID
     if (typeof sessionId !== 'string' || !SESSION_EVENT_TYPES.has(raw.type)) return
     const watch = watches.get(sessionId)
@@ -396,7 +399,7 @@ export function createSessionEvents(
     onSession,
     onEvent(handler) {
       if (closed) return () => undefined
-      const entry = (event: RawEvent): void => handler(event)
+      const entry = (event: RawEvent, size: number): void => handler(event, size)
       rawHandlers.add(entry)
       retain()
       return () => {

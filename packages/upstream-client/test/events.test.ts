@@ -38,6 +38,24 @@ describe('shared event stream', () => {
     await until(() => fake.eventStreams.open === 0)
   })
 
+  it('hands raw subscribers each event with the size of its data as received', async () => {
+    const c = client({ events: fast })
+    const got: Array<{ type: string; size: number }> = []
+    const off = c.events.onEvent((event, size) => {
+      if (event.type.startsWith('test.')) got.push({ type: event.type, size })
+    })
+    await connected(c)
+    const small = fake.emit('test.small', { sessionID: 'ses_x', delta: 'x' })
+    const big = fake.emit('test.big', { sessionID: 'ses_x', delta: 'y'.repeat(100_000) })
+    await until(() => got.length === 2 || undefined)
+    // The fake sends each event as one JSON text: its length, whatever the SSE framing added.
+    expect(got).toEqual([
+      { type: 'test.small', size: JSON.stringify(small).length },
+      { type: 'test.big', size: JSON.stringify(big).length },
+    ])
+    off()
+  })
+
   it('shares one connection between many subscriptions', async () => {
     const c = client({ events: fast })
     const before = fake.eventStreams.opened

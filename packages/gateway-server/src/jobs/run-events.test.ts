@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { RuntimeActivity } from '../runtime/port.js'
-import { createRunEventMeter } from './run-events.js'
+import { createRunEventMeter, RUN_EVENT_BYTES, RUN_STEP_EVENTS } from './run-events.js'
 
 /** A port whose activity the test emits by hand. */
 function fakePort() {
@@ -30,18 +30,18 @@ describe('createRunEventMeter', () => {
       counted += n
     })
     expect(subscribed()).toBe(1)
-    emit({ sessionId: 's1' })
-    emit({ sessionId: 'other' })
-    emit({ sessionId: 'child', parentId: 's1' }) // a subagent's session
-    emit({ sessionId: 'child' })
-    emit({ sessionId: 'grandchild', parentId: 'child' })
-    emit({ sessionId: 'grandchild' })
-    emit({ sessionId: 'stranger', parentId: 'other' })
+    emit({ size: 0, sessionId: 's1' })
+    emit({ size: 0, sessionId: 'other' })
+    emit({ size: 0, sessionId: 'child', parentId: 's1' }) // a subagent's session
+    emit({ size: 0, sessionId: 'child' })
+    emit({ size: 0, sessionId: 'grandchild', parentId: 'child' })
+    emit({ size: 0, sessionId: 'grandchild' })
+    emit({ size: 0, sessionId: 'stranger', parentId: 'other' })
     expect(counted).toBe(5)
     stop()
     stop()
-    emit({ sessionId: 's1' })
-    emit({ sessionId: 'child' })
+    emit({ size: 0, sessionId: 's1' })
+    emit({ size: 0, sessionId: 'child' })
     expect(counted).toBe(5)
     expect(subscribed()).toBe(0)
   })
@@ -54,16 +54,30 @@ describe('createRunEventMeter', () => {
     const stopOld = meter.track('s', (n) => {
       counts.old += n
     })
-    emit({ sessionId: 's' })
+    emit({ size: 0, sessionId: 's' })
     const stopNext = meter.track('s', (n) => {
       counts.next += n
     })
-    emit({ sessionId: 's' })
+    emit({ size: 0, sessionId: 's' })
     stopOld()
-    emit({ sessionId: 's' })
+    emit({ size: 0, sessionId: 's' })
     stopNext()
-    emit({ sessionId: 's' })
+    emit({ size: 0, sessionId: 's' })
     expect(counts).toEqual({ old: 1, next: 2 })
+  })
+
+  it('weighs each event by its size (one more per RUN_EVENT_BYTES of its data) and a step start by RUN_STEP_EVENTS', () => {
+    const { port, emit } = fakePort()
+    const meter = createRunEventMeter(port)
+    if (!meter) throw new Error('no meter')
+    let counted = 0
+    meter.track('s', (n) => {
+      counted += n
+    })
+    emit({ sessionId: 's', size: RUN_EVENT_BYTES * 4 })
+    emit({ sessionId: 's', size: RUN_EVENT_BYTES / 2 })
+    emit({ sessionId: 's', size: 0, step: true })
+    expect(counted).toBe(5 + 1.5 + 1 + RUN_STEP_EVENTS)
   })
 
   it('is absent for a port that reports no activity', () => {

@@ -1,16 +1,32 @@
 import type { RuntimeActivity, RuntimePort } from '../runtime/port.js'
 
 // What a run costs the runtime grows with what its model streams: every chunk is an event the
-// runtime stores and publishes, on its one thread. Counting runs cannot bound that (a model can
-// stream thousands of chunks at once); counting the run's events can. The count feeds the
-// credential's bucket of run events (`limits.runEventsPerSecond`).
+// runtime stores and publishes, on its one thread, and so is every update of a part, whose data
+// grows with the part (a tool's input and output, a text that grows by big chunks: the runtime
+// stores and sends the whole of it again). Counting runs cannot bound that (a model can stream
+// thousands of chunks at once, or megabytes in a few, or make dozens of tool steps, each one more
+// request to the model with the whole history); counting the run's events, each weighted by its
+// size, and its steps can. The count feeds the credential's bucket of run events
+// (`runEventsPerSecond`).
+
+/** Each this many units of an event's data (about bytes) count as one more event. */
+export const RUN_EVENT_BYTES = 1024
+
+/**
+ * What the start of a step counts, in events: a step is a request to the model built from the
+ * whole history, tools run, messages stored. Measured on the runtime's thread: a step of a run of
+ * many tool steps took about 22 ms of its CPU, a streamed chunk about 0.2 ms.
+ */
+export const RUN_STEP_EVENTS = 100
 
 /** Counts the runtime's events of tracked runs. */
 export interface RunEventMeter {
   /**
    * Counts every event of `sessionId`, and of the sessions created under it while tracked (its
-   * subagents'), into `count` until the returned stop is called. When two tracks of one session
-   * overlap (a run starting as the previous one's watch ends), the newest one is charged.
+   * subagents'), into `count` (one per event, one more per {@link RUN_EVENT_BYTES} of its data,
+   * {@link RUN_STEP_EVENTS} more for the start of a step) until the returned stop is called.
+   * When two tracks of one session overlap (a run starting as the previous one's watch ends),
+   * the newest one is charged.
    */
   track(sessionId: string, count: (events: number) => void): () => void
 }
@@ -36,12 +52,13 @@ export function createRunEventMeter(runtime: Pick<RuntimePort, 'onActivity'>): R
     if (list) list.push(track)
     else bySession.set(sessionId, [track])
   }
-  const onActivity = ({ sessionId, parentId }: RuntimeActivity): void => {
+  const onActivity = ({ sessionId, parentId, size, step }: RuntimeActivity): void => {
     if (parentId !== undefined && !bySession.has(sessionId)) {
       const parent = bySession.get(parentId)?.at(-1)
       if (parent) add(sessionId, parent)
     }
-    bySession.get(sessionId)?.at(-1)?.count(1)
+    const cost = 1 + Math.max(0, size) / RUN_EVENT_BYTES + (step ? RUN_STEP_EVENTS : 0)
+    bySession.get(sessionId)?.at(-1)?.count(cost)
   }
 
   return {

@@ -105,11 +105,15 @@ export interface RuntimeStatusDetail {
  */
 export type ReplyOutcome = 'replied' | 'absent'
 
-/** One runtime event as `onActivity` reports it: no content, only whose it is. */
+/** One runtime event as `onActivity` reports it: no content, only whose it is and its size. */
 export interface RuntimeActivity {
   readonly sessionId: string
   /** Set on a session's creation when it is a child (a subagent's session) of another. */
   readonly parentId?: string
+  /** The size of the event's data as received (about its bytes). */
+  readonly size: number
+  /** The event starts a step of a run: one more request to the model, with the whole history. */
+  readonly step?: true
 }
 
 /** Why a `waitUntil` check runs: the event sequence number its reads must reflect. */
@@ -197,8 +201,9 @@ export interface RuntimePort {
    */
   eventSequence?(): number
   /**
-   * Calls `handler` with every runtime event that names a session (its id, and for a session
-   * created under another, the parent's id), as it arrives; returns the unsubscribe function.
+   * Calls `handler` with every runtime event that names a session (its id, for a session created
+   * under another the parent's id, and the event's size), as it arrives; returns the unsubscribe
+   * function.
    * Used to count what runs cost the runtime (`jobs/run-events.ts`). Absent: not counted.
    */
   onActivity?(handler: (activity: RuntimeActivity) => void): () => void

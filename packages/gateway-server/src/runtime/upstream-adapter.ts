@@ -37,6 +37,26 @@ const JOB_EVENTS: ReadonlySet<SessionEvent['type']> = new Set([
   'question.rejected',
 ])
 
+/**
+ * The session an event of the runtime belongs to: `properties.sessionID`, else the session of the
+ * part or message it carries, else (a `session.*` event) the session it describes.
+ */
+function sessionOfEvent(event: { type: string; properties?: unknown }): string | undefined {
+  const props = event.properties as
+    | {
+        sessionID?: unknown
+        part?: { sessionID?: unknown }
+        info?: { id?: unknown; sessionID?: unknown }
+      }
+    | undefined
+  const id =
+    props?.sessionID ??
+    props?.part?.sessionID ??
+    props?.info?.sessionID ??
+    (event.type.startsWith('session.') ? props?.info?.id : undefined)
+  return typeof id === 'string' ? id : undefined
+}
+
 function toSession(s: {
   id: string
   title: string
@@ -212,14 +232,20 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
     newMessageId: () => client.newMessageId(),
     eventSequence: () => client.events.sequence,
     onActivity: (handler) =>
-      client.events.onEvent((event) => {
+      client.events.onEvent((event, size) => {
+        const sessionId = sessionOfEvent(event)
+        if (sessionId === undefined) return
         const props = event.properties as
-          | { sessionID?: unknown; info?: { id?: unknown; parentID?: unknown } }
+          | { info?: { parentID?: unknown }; part?: { type?: unknown } }
           | undefined
-        const sessionId = typeof props?.sessionID === 'string' ? props.sessionID : props?.info?.id
-        if (typeof sessionId !== 'string') return
         const parentId = event.type === 'session.created' ? props?.info?.parentID : undefined
-        handler(typeof parentId === 'string' ? { sessionId, parentId } : { sessionId })
+        const step = event.type === 'message.part.updated' && props?.part?.type === 'step-start'
+        handler({
+          sessionId,
+          size,
+          ...(typeof parentId === 'string' && { parentId }),
+          ...(step && { step: true as const }),
+        })
       }),
     waitUntil: (sessionId, check, options) =>
       client.events.waitUntil(sessionId, check, {

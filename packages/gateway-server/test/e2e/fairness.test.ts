@@ -187,18 +187,18 @@ describe('one credential cannot take the gateway away from another', () => {
     expect(sessionsAfter - sessionsBefore).toBe(5 + (counts.runs ?? 0))
   }, 180_000)
 
-  it("counts what the real runtime streams for a run: a run of 600 chunks at once holds back the credential's next run, quick runs do not", async () => {
-    const extra = await e2e.extraGateway({ limits: { runEventsPerSecond: 1, runEventBurst: 200 } })
+  it("counts what the real runtime streams for a run: a run of 1 500 chunks at once holds back the credential's next run, quick runs do not", async () => {
+    const extra = await e2e.extraGateway({ limits: { runEventsPerSecond: 1, runEventBurst: 1_000 } })
     const chatter = await connectTo(e2e, extra.url, e2e.creds.keys.chat)
     const other = await connectTo(e2e, extra.url, e2e.creds.keys.full)
     try {
-      // Quick runs (a short default answer) cost the runtime a few dozen events each.
+      // Quick runs (a short default answer: one step, a few dozen small events) cost about 130.
       for (const i of [0, 1]) {
         const quick = await chatter.call('gateway.agent.run', { message: `quick ${i}`, waitMs: 20_000 })
         expect(quick.structured.status, quick.text).toBe('completed')
       }
       const burst = e2e.stack.model.script(
-        [{ text: Array.from({ length: 600 }, (_, i) => `chunk${i} `), intervalMs: 0 }],
+        [{ text: Array.from({ length: 1_500 }, (_, i) => `chunk${i} `), intervalMs: 0 }],
         'fast-stream',
       )
       const streamed = await chatter.call('gateway.agent.run', { message: `stream ${burst}`, waitMs: 20_000 })

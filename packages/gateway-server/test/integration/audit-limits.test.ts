@@ -508,6 +508,79 @@ describe('per-credential limits', () => {
     await Promise.all([client.close(), other.close()])
   })
 
+  it("weighs a run's runtime events by their size: a few updates of a big part count as many events", async () => {
+    const g = h.extraGateway({
+      gateway: {
+        limits: { runEventsPerSecond: 1, runEventBurst: 100, runsPerMinute: 1_000_000, runBurst: 10_000 },
+      },
+    })
+    const client = await h.connect('chat', { gateway: g })
+    const run = (await client.ok('gateway.agent.run', { message: 'one big part', waitMs: 0 })) as {
+      session: string
+    }
+    const id = await h.sessionId('chat', run.session)
+    // Two updates of a 60 KB text part (the session named only inside the part, as the runtime
+    // sends them): about 120 events' worth, against a burst of 100.
+    for (const n of [1, 2])
+      h.fake.emit('message.part.updated', {
+        part: {
+          id: `prt_big${n}`,
+          sessionID: id,
+          messageID: 'msg_x',
+          type: 'text',
+          text: 'x'.repeat(60_000),
+        },
+      })
+    await expect
+      .poll(
+        async () => {
+          const out = await client.call('gateway.agent.run', {
+            message: 'again',
+            session: run.session,
+            waitMs: 0,
+          })
+          return out.kind === 'result' && out.error?.code
+        },
+        { timeout: 10_000, interval: 100 },
+      )
+      .toBe('rate_limited')
+    h.fake.completeTurn(id, 'done')
+    await client.close()
+  })
+
+  it("counts the steps of a credential's runs as more than their events: each is a request to the model", async () => {
+    const g = h.extraGateway({
+      gateway: {
+        limits: { runEventsPerSecond: 1, runEventBurst: 150, runsPerMinute: 1_000_000, runBurst: 10_000 },
+      },
+    })
+    const client = await h.connect('chat', { gateway: g })
+    const run = (await client.ok('gateway.agent.run', { message: 'two steps', waitMs: 0 })) as {
+      session: string
+    }
+    const id = await h.sessionId('chat', run.session)
+    // Two small step starts: a dozen events' bytes, two steps' worth (200) against a burst of 150.
+    for (const n of [1, 2])
+      h.fake.emit('message.part.updated', {
+        part: { id: `prt_step${n}`, sessionID: id, messageID: `msg_step${n}`, type: 'step-start' },
+      })
+    await expect
+      .poll(
+        async () => {
+          const out = await client.call('gateway.agent.run', {
+            message: 'again',
+            session: run.session,
+            waitMs: 0,
+          })
+          return out.kind === 'result' && out.error?.code
+        },
+        { timeout: 10_000, interval: 100 },
+      )
+      .toBe('rate_limited')
+    h.fake.completeTurn(id, 'done')
+    await client.close()
+  })
+
   it('refuses a batch with two requests of the same id, whole, before anything runs', async () => {
     const mark = h.logs.lines().length
     const res = await postRpc(h.gateway, h.creds.keys.full, [
