@@ -4,7 +4,7 @@ import { createStatusView } from './status-view.js'
 
 /** A stand-in for the upstream client's status call and event stream, driven by the test. */
 function fakeSource(initial: Record<string, { type: string }>) {
-  let eventHandler: ((e: RawEvent) => void) | undefined
+  let eventHandler: ((e: RawEvent, size: number) => void) | undefined
   let connectionHandler: ((c: boolean) => void) | undefined
   let snapshot = initial
   let release: (() => void) | undefined
@@ -12,7 +12,7 @@ function fakeSource(initial: Record<string, { type: string }>) {
   const source = {
     events: {
       connected: false,
-      onEvent: (h: (e: RawEvent) => void) => {
+      onEvent: (h: (e: RawEvent, size: number) => void) => {
         eventHandler = h
         return () => {
           eventHandler = undefined
@@ -36,7 +36,7 @@ function fakeSource(initial: Record<string, { type: string }>) {
       source.events.connected = connected
       connectionHandler?.(connected)
     },
-    emit: (type: string, properties: Record<string, unknown>) => eventHandler?.({ type, properties }),
+    emit: (type: string, properties: Record<string, unknown>) => eventHandler?.({ type, properties }, 0),
     setSnapshot: (s: Record<string, { type: string }>) => {
       snapshot = s
     },
