@@ -17,6 +17,7 @@ import { applyCorsHeaders, checkOrigin, preflightResponse } from './cors.js'
 import { BODY_BYTES_PER_OPERATION, jsonShapeExcess, MAX_BODY_DEPTH, MAX_BODY_VALUES } from './json-shape.js'
 import type { CredentialLimiter } from './limits.js'
 import type { OAuthVerifier } from './oauth.js'
+import { createRefusalLog } from './refusal-log.js'
 
 export const MCP_PATH = '/mcp'
 const METADATA_PATH = '/.well-known/oauth-protected-resource'
@@ -174,6 +175,8 @@ async function readRequestBody(request: Request, max: number): Promise<Uint8Arra
  */
 export function createApp(options: AppOptions): GatewayApp {
   const { resolver, oauth, allowedOrigins, mcp, logger, limiter } = options
+  // Refused before any credential is known: at most REFUSAL_LINES_PER_SECOND lines a second.
+  const refusals = createRefusalLog(logger, MCP_PATH)
   const metadata = oauth && {
     resource: oauth.options.resource,
     authorization_servers: [oauth.options.issuer],
@@ -201,7 +204,7 @@ export function createApp(options: AppOptions): GatewayApp {
     }
     const origin = checkOrigin(head.headers.get('Origin'), allowedOrigins)
     if (!origin.ok) {
-      httpLog(403, 'origin', 'origin denied')
+      refusals.refused(403, 'origin', 'origin denied', requestId)
       return httpRefusal.originDenied()
     }
     if (head.method === 'OPTIONS') {
@@ -229,7 +232,7 @@ export function createApp(options: AppOptions): GatewayApp {
       return httpRefusal.credentialsUnavailable()
     }
     if (!auth.ok) {
-      httpLog(401, auth.reason, 'unauthorized')
+      refusals.refused(401, auth.reason, 'unauthorized', requestId)
       return withCors(httpRefusal.unauthorized(challenge, auth.reason), origin.origin, requestId)
     }
     const { principal } = auth
