@@ -9,8 +9,13 @@ import type { RuntimeActivity, RuntimePort } from '../runtime/port.js'
 // size, and its steps can. The count feeds the credential's bucket of run events
 // (`runEventsPerSecond`).
 
-/** Each this many units of an event's data (about bytes) count as one more event. */
-export const RUN_EVENT_BYTES = 1024
+/**
+ * Each this many units of an event's data (about bytes) count as one more event. A streamed chunk
+ * of a few words is about 250: most of a small event's cost is its size. A 4 MB chunk held the
+ * gateway's and the runtime's threads for long enough to make another credential's workflow 7x
+ * slower at p90 when it came every 20 s (at 1 per KiB), so bytes weigh this much.
+ */
+export const RUN_EVENT_BYTES = 256
 
 /**
  * What the start of a step counts, in events: a step is a request to the model built from the

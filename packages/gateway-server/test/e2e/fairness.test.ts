@@ -192,7 +192,7 @@ describe('one credential cannot take the gateway away from another', () => {
     const chatter = await connectTo(e2e, extra.url, e2e.creds.keys.chat)
     const other = await connectTo(e2e, extra.url, e2e.creds.keys.full)
     try {
-      // Quick runs (a short default answer: one step, a few dozen small events) cost about 130.
+      // Quick runs (a short default answer: one step, a few dozen small events) cost about 150.
       for (const i of [0, 1]) {
         const quick = await chatter.call('gateway.agent.run', { message: `quick ${i}`, waitMs: 20_000 })
         expect(quick.structured.status, quick.text).toBe('completed')
