@@ -1,7 +1,16 @@
 import { http } from 'msw'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { gatewayUpstreamOptions } from '../../src/fairness.js'
-import { auditLinesSince, MARK, postRpc, rpcCall, useHarness, writeWorkspace } from './harness.js'
+import {
+  auditLinesSince,
+  type CallOutcome,
+  MARK,
+  type McpSession,
+  postRpc,
+  rpcCall,
+  useHarness,
+  writeWorkspace,
+} from './harness.js'
 
 // The audit log, compared call by call with a mixed workload, and the per-credential limits.
 
@@ -36,6 +45,25 @@ async function pollFor<T>(find: () => T | undefined): Promise<T> {
   }
 }
 const call = rpcCall
+
+/**
+ * Starts a run in `session`, still running, until one is refused as `rate_limited`, and returns
+ * that answer. The runtime's events reach the gateway on its own time; until a limit holds, each
+ * try is refused as busy, which starts nothing.
+ */
+async function refusedRunIn(client: McpSession, session: string): Promise<CallOutcome> {
+  let last: CallOutcome | undefined
+  await expect
+    .poll(
+      async () => {
+        last = await client.call('gateway.agent.run', { message: 'again', session, waitMs: 0 })
+        return last.kind === 'result' && last.error?.code
+      },
+      { timeout: 10_000, interval: 100 },
+    )
+    .toBe('rate_limited')
+  return last as CallOutcome
+}
 
 describe('the audit log', () => {
   it('has exactly one line per call of a mixed workload, each with its tool and true outcome', async () => {
@@ -484,22 +512,9 @@ describe('per-credential limits', () => {
     for (let i = 0; i < 100; i++) delta('ses_subagent')
     // The events reach the gateway on its own time. Until they do, another run in the (still
     // running) session is refused as busy, which starts nothing; then as beyond the allowance.
-    let next: Awaited<ReturnType<typeof client.call>> | undefined
-    await expect
-      .poll(
-        async () => {
-          next = await client.call('gateway.agent.run', {
-            message: 'one more',
-            session: run.session,
-            waitMs: 0,
-          })
-          return next.kind === 'result' && next.error?.code
-        },
-        { timeout: 10_000, interval: 100 },
-      )
-      .toBe('rate_limited')
-    expect(next?.kind === 'result' && next.error?.message).toMatch(/runtime events a second/)
-    expect(next?.kind === 'result' && JSON.parse(next.text).error.retryAfterMs).toBeGreaterThan(5_000)
+    const next = await refusedRunIn(client, run.session)
+    expect(next.kind === 'result' && next.error?.message).toMatch(/runtime events a second/)
+    expect(next.kind === 'result' && JSON.parse(next.text).error.retryAfterMs).toBeGreaterThan(5_000)
     h.fake.completeTurn(id, 'done')
     // Reads are not held back, and the other credential (its run in progress) starts another.
     expect((await client.call('gateway.catalog.get', {})).kind).toBe('result')
@@ -531,19 +546,7 @@ describe('per-credential limits', () => {
           text: 'x'.repeat(60_000),
         },
       })
-    await expect
-      .poll(
-        async () => {
-          const out = await client.call('gateway.agent.run', {
-            message: 'again',
-            session: run.session,
-            waitMs: 0,
-          })
-          return out.kind === 'result' && out.error?.code
-        },
-        { timeout: 10_000, interval: 100 },
-      )
-      .toBe('rate_limited')
+    await refusedRunIn(client, run.session)
     h.fake.completeTurn(id, 'done')
     await client.close()
   })
@@ -564,19 +567,7 @@ describe('per-credential limits', () => {
       h.fake.emit('message.part.updated', {
         part: { id: `prt_step${n}`, sessionID: id, messageID: `msg_step${n}`, type: 'step-start' },
       })
-    await expect
-      .poll(
-        async () => {
-          const out = await client.call('gateway.agent.run', {
-            message: 'again',
-            session: run.session,
-            waitMs: 0,
-          })
-          return out.kind === 'result' && out.error?.code
-        },
-        { timeout: 10_000, interval: 100 },
-      )
-      .toBe('rate_limited')
+    await refusedRunIn(client, run.session)
     h.fake.completeTurn(id, 'done')
     await client.close()
   })
