@@ -306,3 +306,34 @@ describe('over real HTTP', () => {
     expect(res.status).toBe(413)
   })
 })
+
+describe('refusals before authentication in the log', () => {
+  it('logs a flood of keyless requests one line each up to 20 a second, and counts the rest', async () => {
+    const floodLogs = captureLogger()
+    const g = createGateway({
+      keys: creds.resolver,
+      handleSecret: testSecret(),
+      runtime: unreachableRuntime,
+      workspaceRoot: creds.workspace,
+      logger: floodLogs.logger,
+    })
+    try {
+      for (let i = 0; i < 60; i++) {
+        const res = await g.fetch(rpc(`${BASE}/mcp`, listTools, {}))
+        expect(res.status).toBe(401)
+      }
+      const single = () => floodLogs.lines().filter((l) => l.event === 'http' && l.status === 401)
+      const counted = () =>
+        floodLogs
+          .lines()
+          .filter((l) => l.event === 'http_refusals_unlogged')
+          .reduce((n, l) => n + (l.count as number), 0)
+      // Every refusal is in the log, one way or the other, once its second has ended.
+      await expect.poll(() => single().length + counted(), { timeout: 5_000 }).toBe(60)
+      expect(single().length).toBeLessThan(60)
+      expect(counted()).toBeGreaterThan(0)
+    } finally {
+      await g.close()
+    }
+  })
+})
