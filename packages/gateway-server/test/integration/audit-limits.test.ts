@@ -237,6 +237,16 @@ describe('the audit log', () => {
   })
 })
 
+/** A chat credential's run, on a gateway of its own whose run events refill at 1 a second. */
+async function chatRunWithEventBurst(runEventBurst: number, message: string) {
+  const g = h.extraGateway({
+    gateway: { limits: { runEventsPerSecond: 1, runEventBurst, runsPerMinute: 1_000_000, runBurst: 10_000 } },
+  })
+  const client = await h.connect('chat', { gateway: g })
+  const run = (await client.ok('gateway.agent.run', { message, waitMs: 0 })) as { session: string }
+  return { client, run, id: await h.sessionId('chat', run.session) }
+}
+
 describe('per-credential limits', () => {
   it('refuses a batch over maxBatch as a whole, one refused line per call, and runs none of it', async () => {
     const g = h.extraGateway({ gateway: { limits: { maxBatch: 3 } } })
@@ -524,16 +534,7 @@ describe('per-credential limits', () => {
   })
 
   it("weighs a run's runtime events by their size: a few updates of a big part count as many events", async () => {
-    const g = h.extraGateway({
-      gateway: {
-        limits: { runEventsPerSecond: 1, runEventBurst: 100, runsPerMinute: 1_000_000, runBurst: 10_000 },
-      },
-    })
-    const client = await h.connect('chat', { gateway: g })
-    const run = (await client.ok('gateway.agent.run', { message: 'one big part', waitMs: 0 })) as {
-      session: string
-    }
-    const id = await h.sessionId('chat', run.session)
+    const { client, run, id } = await chatRunWithEventBurst(100, 'one big part')
     // Two updates of a 60 KB text part (the session named only inside the part, as the runtime
     // sends them): about 120 events' worth, against a burst of 100.
     for (const n of [1, 2])
@@ -552,16 +553,7 @@ describe('per-credential limits', () => {
   })
 
   it("counts the steps of a credential's runs as more than their events: each is a request to the model", async () => {
-    const g = h.extraGateway({
-      gateway: {
-        limits: { runEventsPerSecond: 1, runEventBurst: 150, runsPerMinute: 1_000_000, runBurst: 10_000 },
-      },
-    })
-    const client = await h.connect('chat', { gateway: g })
-    const run = (await client.ok('gateway.agent.run', { message: 'two steps', waitMs: 0 })) as {
-      session: string
-    }
-    const id = await h.sessionId('chat', run.session)
+    const { client, run, id } = await chatRunWithEventBurst(150, 'two steps')
     // Two small step starts: a dozen events' bytes, two steps' worth (200) against a burst of 150.
     for (const n of [1, 2])
       h.fake.emit('message.part.updated', {
