@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { checkSchedule, compileSchedule, hostTimeZone, isTimeZone, SCHEDULE_NICKNAMES } from './schedule.ts'
 
 const iso = (date: Date | undefined): string | undefined => date?.toISOString()
@@ -75,6 +75,37 @@ describe('isTimeZone / hostTimeZone', () => {
       expect(isTimeZone(zone)).toBe(true)
     for (const zone of ['', 'Mars/Olympus', 'Europe/Nowhere', 'x'.repeat(101)])
       expect(isTimeZone(zone)).toBe(false)
+  })
+
+  it('answers as the date formatter does: every listed zone, aliases, other spellings', () => {
+    const formatterKnows = (zone: string): boolean => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone })
+        return true
+      } catch {
+        return false
+      }
+    }
+    const zones = [
+      ...Intl.supportedValuesOf('timeZone'),
+      ...['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Etc/GMT+5', 'US/Eastern', 'Asia/Calcutta', 'utc'],
+      ...['europe/paris', 'Etc/GMT+15', 'UTC ', 'Europe//Paris', '../UTC', 'Europe/Paris\n'],
+    ]
+    expect(zones.length).toBeGreaterThan(300)
+    for (const zone of zones) expect(isTimeZone(zone), zone).toBe(formatterKnows(zone))
+  })
+
+  it('a listed zone or UTC is known without a date formatter (its locale data stays unmapped)', () => {
+    const formatter = vi.spyOn(Intl, 'DateTimeFormat')
+    try {
+      for (const zone of ['Europe/Berlin', 'America/New_York', 'UTC', 'Etc/UTC'])
+        expect(isTimeZone(zone)).toBe(true)
+      expect(formatter).not.toHaveBeenCalled()
+      expect(isTimeZone('US/Eastern')).toBe(true)
+      expect(formatter).toHaveBeenCalledTimes(1)
+    } finally {
+      formatter.mockRestore()
+    }
   })
 
   it('the host zone is a valid zone', () => {
