@@ -39,8 +39,8 @@ export interface GatewayLimits {
   /** JSON-RPC messages in one POST (2025-era batches). Default 10. */
   maxBatch: number
   /**
-   * Per credential: tool calls and resource reads per second, sustained (protocol traffic such as
-   * initialize, lists and ping is not counted). Default 10.
+   * Per credential: JSON-RPC messages per second, sustained; tool calls, resource reads and
+   * protocol traffic (initialize, lists, ping, notifications) alike. Default 10.
    */
   ratePerSecond: number
   /** Per credential: burst of operations above the sustained rate. Default 300. */

@@ -337,12 +337,11 @@ export function createApp(options: AppOptions): GatewayApp {
       limiter.take(principal.username, messages.length)
       return refuse(book, httpRefusal.duplicateIds(), 'duplicate_id')
     }
-    // The rate counts the operations that can reach the runtime or the workspace (tool calls,
-    // resource reads); protocol traffic (initialize, lists, ping, notifications) is not counted.
-    const costly = book.operations.filter(
-      (o) => o.rpcMethod === 'tools/call' || o.rpcMethod === 'resources/read',
-    )
-    const wait = costly.length === 0 ? undefined : limiter.take(principal.username, costly.length)
+    // Every message counts against the rate: protocol traffic (initialize, lists, ping,
+    // notifications) costs the one shared thread about as much as a cheap call, and 16 connections
+    // sending nothing but `tools/list` or `ping` held another credential's workflow at 2–3x while
+    // it was not counted. A request without a body (GET, DELETE) counts as one.
+    const wait = limiter.take(principal.username, messages?.length ?? 1)
     if (wait !== undefined) {
       const held = await tarpit(signal)
       return refuse(

@@ -269,9 +269,6 @@ describe('per-credential limits', () => {
     const g = h.extraGateway({ gateway: { limits: { ratePerSecond: 0.5, rateBurst: 3 } } })
     const catalog = (id: number) => call(id, 'gateway.catalog.get')
     for (let i = 0; i < 3; i++) expect((await post(g, h.creds.keys.chat, catalog(i))).status).toBe(200)
-    // Protocol traffic is not counted: lists still pass.
-    const list = { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }
-    expect((await post(g, h.creds.keys.chat, list)).status).toBe(200)
     const t0 = performance.now()
     const limited = await post(g, h.creds.keys.chat, catalog(7))
     expect(limited.status).toBe(429)
@@ -291,6 +288,42 @@ describe('per-credential limits', () => {
     const batch = await post(g, h.creds.keys.chat2, [catalog(1), catalog(2), catalog(3)])
     expect(batch.status).toBe(429)
     expect((JSON.parse(batch.text) as Array<{ id: number }>).map((a) => a.id)).toEqual([1, 2, 3])
+  })
+
+  it('counts protocol traffic too: lists, pings and notifications, and a request without a body', async () => {
+    // Refills one operation in 100 s: the refusals' held second gives nothing back.
+    const g = h.extraGateway({ gateway: { limits: { ratePerSecond: 0.01, rateBurst: 4 } } })
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }
+    const ping = { jsonrpc: '2.0', id: 2, method: 'ping' }
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' }
+    expect((await post(g, h.creds.keys.chat, list)).status).toBe(200)
+    expect((await post(g, h.creds.keys.chat, ping)).status).toBe(200)
+    expect((await post(g, h.creds.keys.chat, initialized)).status).toBe(202)
+    const bodiless = await g.fetch(
+      new Request('http://gateway.test/mcp', {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${h.creds.keys.chat}`, 'mcp-protocol-version': '2025-06-18' },
+      }),
+    )
+    await bodiless.body?.cancel()
+    expect(bodiless.status).not.toBe(429)
+    // The burst of 4 is spent: the next ping is refused with a retry hint, a list too, and a
+    // request without a body.
+    const refused = await post(g, h.creds.keys.chat, ping)
+    expect(refused.status).toBe(429)
+    expect((JSON.parse(refused.text) as { error: { data: { code: string } } }).error.data.code).toBe(
+      'rate_limited',
+    )
+    expect((await post(g, h.creds.keys.chat, list)).status).toBe(429)
+    const again = await g.fetch(
+      new Request('http://gateway.test/mcp', {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${h.creds.keys.chat}`, 'mcp-protocol-version': '2025-06-18' },
+      }),
+    )
+    expect(again.status).toBe(429)
+    // Another credential is unaffected.
+    expect((await post(g, h.creds.keys.chat2, ping)).status).toBe(200)
   })
 
   it('counts a large body as one operation per 256 KiB, and bodies refused before parsing as one each', async () => {
