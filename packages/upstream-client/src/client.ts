@@ -75,9 +75,6 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     newMessageId: () => newMessageId(resolved.now),
     events,
     directory: resolved.directory,
-    close: () => {
-      events.close()
-      resolved.ownFetch?.close()
-    },
+    close: () => events.close(),
   }
 }

@@ -59,18 +59,7 @@ export interface FakeRuntime {
   readonly password: string
   readonly directory: string
   /** `{ baseUrl, username, password, directory }`, ready for `createUpstreamClient`. */
-  /**
-   * Options for `createUpstreamClient`. Its `fetch` is the global fetch, which msw intercepts
-   * whole: through the client's default (`node:http`) msw does not pass a cancelled body back to
-   * the fake, so an event stream a client leaves would stay open here.
-   */
-  readonly clientOptions: {
-    baseUrl: string
-    username: string
-    password: string
-    directory: string
-    fetch: typeof fetch
-  }
+  readonly clientOptions: { baseUrl: string; username: string; password: string; directory: string }
   /** The live state; read it in assertions, change it through the methods below. */
   readonly state: FakeState
   /** Every request received, oldest first (no credentials, no bodies). */
@@ -153,7 +142,7 @@ export function createFakeRuntime(options: FakeRuntimeOptions = {}): FakeRuntime
     username,
     password,
     directory,
-    clientOptions: { baseUrl, username, password, directory, fetch: (input, init) => globalThis.fetch(input, init) },
+    clientOptions: { baseUrl, username, password, directory },
     state,
     requests,
     get events() {
