@@ -80,8 +80,9 @@ export interface GatewayLimits {
    * streams, every part and message update, in the run's session and its subagents' sessions.
    * The runtime's work for a run grows with them, and no count of runs bounds it: a model that
    * streams 4 000 chunks at once costs the runtime's one thread about a second. A new run is
-   * refused while the credential's runs have caused more than this allows (runs in progress go
-   * on). Default 400.
+   * refused while the credential's runs have caused more than this allows; once they are a whole
+   * `runEventBurst` beyond it, each of its runs that causes another event is stopped (its job
+   * reads `cancelled` with `error.name` `RateLimited`). Default 400.
    */
   runEventsPerSecond: number
   /** Per credential: runtime events its runs may cause at once above `runEventsPerSecond`. Default 8 000. */

@@ -214,13 +214,34 @@ describe('CredentialLimiter run events', () => {
     expect(limiter.take('a', 1)).toBeUndefined()
   })
 
+  it('tells the runs in progress once their credential is a whole burst in debt, and only then', () => {
+    let t = 0
+    const limiter = createCredentialLimiter(limits, () => t)
+    const a = limiter.acquire('a', 'run')
+    const b = limiter.acquire('a', 'run')
+    const other = limiter.acquire('b', 'run')
+    expect(a.events(1000)).toBe(false) // at 0
+    expect(b.events(999)).toBe(false) // 999 in debt
+    t += 10 // 1 back: 998 in debt
+    expect(a.events(1)).toBe(false) // 999 in debt
+    expect(a.events(1)).toBe(true) // 1 000 in debt: the floor
+    expect(b.events(1)).toBe(true) // still at the floor, for every run of the credential
+    // Another credential has its own bucket.
+    expect(other.events(1500)).toBe(false)
+    expect(other.events(500)).toBe(true)
+    t += 1000 // 100 back
+    expect(a.events(50)).toBe(false)
+    a()
+    expect(a.events(1e6)).toBe(false) // released: counts nothing, tells nothing
+  })
+
   it('charges nothing after a release, and nothing for slots other than runs', () => {
     const limiter = createCredentialLimiter(limits, () => 0)
     const run = limiter.acquire('a', 'run')
     run()
-    run.events(5000)
-    limiter.acquire('a', 'wait').events(5000)
-    limiter.acquire('a', 'call').events(5000)
+    expect(run.events(5000)).toBe(false)
+    expect(limiter.acquire('a', 'wait').events(5000)).toBe(false)
+    expect(limiter.acquire('a', 'call').events(5000)).toBe(false)
     limiter.acquire('a', 'run')
   })
 

@@ -34,9 +34,12 @@ export type SlotKind = 'wait' | 'run' | 'call'
 
 /**
  * Ends a slot taken by `acquire` (calling it again does nothing). `events` charges the runtime
- * events a run slot's run caused (see `runEventsPerSecond`); it does nothing for other slots.
+ * events a run slot's run caused (see `runEventsPerSecond`) and answers whether the credential's
+ * runs have now overdrawn their allowance by a whole burst (the bucket is at its floor): a run
+ * still causing events then is to be stopped, since refusing new runs no longer bounds what the
+ * runs in progress make the runtime do. It does nothing, and answers false, for other slots.
  */
-export type SlotRelease = (() => void) & { readonly events: (count: number) => void }
+export type SlotRelease = (() => void) & { readonly events: (count: number) => boolean }
 
 /**
  * How fast an estimate forgets a costly past, per call or run that read or did anything: the
@@ -260,14 +263,14 @@ export function createCredentialLimiter(
       a[kind]++
       let released = false
       let used = 0
-      const events = (count: number): void => {
-        if (released || !eventsLimited || kind !== 'run' || !(count > 0)) return
+      const events = (count: number): boolean => {
+        if (released || !eventsLimited || kind !== 'run' || !(count > 0)) return false
         const beyond = Math.min(count, used + count - reserved)
         used += count
-        if (beyond > 0) {
-          refillEvents(a, now())
-          a.events = Math.max(-eventBurst, a.events - beyond)
-        }
+        if (beyond <= 0) return false
+        refillEvents(a, now())
+        a.events = Math.max(-eventBurst, a.events - beyond)
+        return a.events <= -eventBurst
       }
       const release = (): void => {
         if (released) return

@@ -168,8 +168,16 @@ async function present(
     }
     case 'failed':
       return { status: 'failed', ...base, text: derived.text, error: derived.error, usage: derived.usage }
-    case 'cancelled':
-      return { status: 'cancelled', ...base, text: derived.text, usage: derived.usage }
+    case 'cancelled': {
+      const error = stoppedHere(ctx.runtime, session.id, job)
+      return {
+        status: 'cancelled',
+        ...base,
+        text: derived.text,
+        usage: derived.usage,
+        ...(error && { error }),
+      }
+    }
   }
 }
 
@@ -332,6 +340,14 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
 
 interface Cancels {
   at: Map<string, number>
+  /** Why this gateway stopped a run by itself (no client cancelled it), for its `cancelled` status. */
+  why: Map<string, JobError>
+}
+
+/** The error a `cancelled` job carries when the gateway stopped its run by itself. */
+export interface JobError {
+  name: string
+  message: string
 }
 const cancels = new WeakMap<RuntimePort, Cancels>()
 const MAX_CANCELS = 10_000
@@ -340,7 +356,7 @@ const cancelKey = (sessionId: string, messageId: string): string => `${sessionId
 function cancelsOf(runtime: RuntimePort): Cancels {
   let entry = cancels.get(runtime)
   if (!entry) {
-    entry = { at: new Map() }
+    entry = { at: new Map(), why: new Map() }
     cancels.set(runtime, entry)
   }
   return entry
@@ -348,6 +364,23 @@ function cancelsOf(runtime: RuntimePort): Cancels {
 
 function cancelledHere(runtime: RuntimePort, sessionId: string, job: JobKey): boolean {
   return cancels.get(runtime)?.at.has(cancelKey(sessionId, job.messageId)) === true
+}
+
+function stoppedHere(runtime: RuntimePort, sessionId: string, job: JobKey): JobError | undefined {
+  return cancels.get(runtime)?.why.get(cancelKey(sessionId, job.messageId))
+}
+
+/**
+ * Records why this gateway is stopping the job's run by itself (not a client's cancel): its
+ * `cancelled` status then carries `error` (in this process; the newest {@link MAX_CANCELS}).
+ */
+export function rememberStop(runtime: RuntimePort, sessionId: string, job: JobKey, error: JobError): void {
+  const { why } = cancelsOf(runtime)
+  for (const key of why.keys()) {
+    if (why.size < MAX_CANCELS) break
+    why.delete(key)
+  }
+  why.set(cancelKey(sessionId, job.messageId), error)
 }
 
 /**

@@ -51,7 +51,7 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
 }
 
 /** The release `keep` hands out when the call holds no slot (any more). */
-const NO_SLOT: SlotRelease = Object.assign(() => undefined, { events: () => undefined })
+const NO_SLOT: SlotRelease = Object.assign(() => undefined, { events: () => false })
 
 /** What a tool's run may do with its own call besides answering it. */
 export interface ToolCall {

@@ -115,6 +115,7 @@ export function createServerFactory(options: ServerFactoryOptions): McpServerFac
       screening: options.screening,
       starting,
       ...(runEvents && { runEvents }),
+      logger: options.logger,
       ...(options.now && { now: options.now }),
     }
     const guard = options.guard

@@ -4,9 +4,10 @@ import { GatewayError } from '../errors.js'
 import { cancelRun } from '../jobs/cancel-run.js'
 import { newestRun } from '../jobs/derive-job-state.js'
 import { continueRound, isRetry, type RoundContext, waitWithForms } from '../jobs/input-rounds.js'
-import { type JobContext, readJobState, settleJob } from '../jobs/job-status.js'
+import { type JobContext, readJobState, rememberStop, settleJob } from '../jobs/job-status.js'
 import type { RunEventMeter } from '../jobs/run-events.js'
 import { watchRunEnd } from '../jobs/run-watch.js'
+import type { Logger } from '../logger.js'
 import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { RuntimeSession } from '../runtime/port.js'
 import { AgentRunInput, JobCancel, JobCancelInput, JobGetInput, JobStatus } from '../schemas.js'
@@ -18,7 +19,16 @@ export interface JobToolContext extends RoundContext {
   starting: Set<string>
   /** Counts each run's runtime events against its credential (`limits.runEventsPerSecond`). */
   runEvents?: RunEventMeter
+  /** Told (no id, no key) when the gateway stops a run by itself. */
+  logger?: Pick<Logger, 'warn'>
 }
+
+/** What a run stopped for its credential's run events reads as (`error` of its `cancelled` status). */
+export const RUN_EVENTS_STOP = Object.freeze({
+  name: 'RateLimited',
+  message:
+    "Stopped by the gateway: this credential's runs made the runtime work far beyond their allowance (limits.runEventsPerSecond and runEventBurst; every streamed chunk counts). New runs are refused until the allowance is back.",
+})
 
 const busy = (): GatewayError =>
   new GatewayError(
@@ -75,18 +85,31 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
       // The credential's run slot stays taken until the run is over, not just this call, and
       // the run's runtime events count against the credential meanwhile.
       const release = call.keep()
-      const stopCounting = ctx.runEvents?.track(session.id, release.events)
+      const job = { messageId, startedAt }
+      let stopping = false
+      const stopCounting = ctx.runEvents?.track(session.id, (events) => {
+        // Refusing new runs does not bound what the runs in progress make the runtime do: a run
+        // still streaming once its credential is a whole burst in debt is stopped (each of its
+        // runs, on its next event).
+        if (!release.events(events) || stopping) return
+        stopping = true
+        rememberStop(runtime, session.id, job, RUN_EVENTS_STOP)
+        ctx.logger?.warn(
+          { event: 'run_stopped', reason: 'run_events', username: principal.username },
+          'run stopped: its credential overdrew its runtime events',
+        )
+        // Held as job.cancel holds it; a cancel of the client's own already under way does it.
+        if (ctx.starting.has(session.id)) return
+        ctx.starting.add(session.id)
+        void cancelRun(ctx, session.id, job, ctx.starting, { begun: true })
+          .catch(() => undefined)
+          .finally(() => ctx.starting.delete(session.id))
+      })
       void watchRunEnd(runtime, session.id, messageId, ctx.now).finally(() => {
         stopCounting?.()
         release()
       })
-      return waitWithForms(
-        ctx,
-        call.rounds,
-        session,
-        { messageId, startedAt },
-        { waitMs: waitMs ?? 0, round: 0, signal },
-      )
+      return waitWithForms(ctx, call.rounds, session, job, { waitMs: waitMs ?? 0, round: 0, signal })
     },
   }
 }

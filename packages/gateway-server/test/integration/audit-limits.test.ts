@@ -566,10 +566,91 @@ describe('per-credential limits', () => {
     await Promise.all([client.close(), other.close()])
   })
 
+  it("stops a credential's runs once they are a whole burst beyond their allowance (cancelled, saying why), no one else's", async () => {
+    const g = h.extraGateway({
+      gateway: {
+        limits: {
+          runEventsPerSecond: 1,
+          runEventBurst: 100,
+          concurrentRuns: 10,
+          runsPerMinute: 1_000_000,
+          runBurst: 10_000,
+        },
+      },
+    })
+    const client = await h.connect('chat', { gateway: g })
+    const other = await h.connect('chat2', { gateway: g })
+    const first = (await client.ok('gateway.agent.run', { message: 'floods', waitMs: 0 })) as {
+      job: string
+      session: string
+    }
+    const second = (await client.ok('gateway.agent.run', { message: 'floods too', waitMs: 0 })) as {
+      job: string
+      session: string
+    }
+    const quiet = (await other.ok('gateway.agent.run', { message: 'quiet one', waitMs: 0 })) as {
+      job: string
+      session: string
+    }
+    const [a, b, c] = await Promise.all([
+      h.sessionId('chat', first.session),
+      h.sessionId('chat', second.session),
+      h.sessionId('chat2', quiet.session),
+    ])
+    const mark = h.logs.lines().length
+    const delta = (sessionID: string, n: number) => {
+      for (let i = 0; i < n; i++)
+        h.fake.emit('message.part.delta', {
+          sessionID,
+          messageID: 'msg_x',
+          partID: 'prt_x',
+          field: 'text',
+          delta: 'w ',
+        })
+    }
+    const status = async (who: typeof client, job: string) =>
+      (await who.ok('gateway.job.get', { job })) as {
+        status: string
+        error?: { name: string; message: string }
+      }
+    // Another credential's run streams too: its own bucket, in debt but not at its floor.
+    delta(c, 90)
+    // At least 300 events (each counts 1 and a bit for its size) against a burst of 100: past the
+    // floor (a whole burst in debt), the run that streams is stopped; the other one (no event
+    // yet) goes on until its next event.
+    delta(a, 300)
+    await expect
+      .poll(async () => (await status(client, first.job)).status, { timeout: 10_000 })
+      .toBe('cancelled')
+    expect((await status(client, second.job)).status).toBe('running')
+    delta(b, 1)
+    await expect
+      .poll(async () => (await status(client, second.job)).status, { timeout: 10_000 })
+      .toBe('cancelled')
+    const stopped = await status(client, first.job)
+    expect(stopped.error?.name).toBe('RateLimited')
+    expect(stopped.error?.message).toMatch(/runEventsPerSecond/)
+    expect((await status(other, quiet.job)).status).toBe('running')
+    // Said in the log once per stopped run, naming the credential, no session or job.
+    const lines = h.logs
+      .lines()
+      .slice(mark)
+      .filter((l) => l.event === 'run_stopped')
+    expect(lines).toHaveLength(2)
+    expect(lines[0]?.username).toEqual(expect.any(String))
+    for (const line of lines) {
+      expect(line).toMatchObject({ reason: 'run_events', username: lines[0]?.username })
+      expect(JSON.stringify(line)).not.toMatch(/ses_|msg_|v1\./)
+    }
+    h.fake.completeTurn(c, 'done')
+    await Promise.all([client.close(), other.close()])
+  })
+
   it("weighs a run's runtime events by their size: a few updates of a big part count as many events", async () => {
-    const { client, run, id } = await chatRunWithEventBurst(100, 'one big part')
+    const { client, run, id } = await chatRunWithEventBurst(300, 'one big part')
     // Two updates of a 60 KB text part (the session named only inside the part, as the runtime
-    // sends them): about 120 events' worth, against a burst of 100.
+    // sends them): about 470 events' worth, against a burst of 300 (not a whole burst in debt,
+    // so the run goes on).
     for (const n of [1, 2])
       h.fake.emit('message.part.updated', {
         part: {
