@@ -58,7 +58,9 @@ export interface GatewayLimits {
    * runtime shows the run over (a run started with `waitMs: 0` keeps its slot after the call
    * returns). Default 4: each run in progress costs the runtime's one thread in proportion to
    * what the model streams (16 runs at 200 tokens/s made another credential's runs 3.4–6.9x
-   * slower; 8: 1.3x/1.9x; 4: 1.15x/1.3x).
+   * slower; 8: 1.3x/1.9x; 4: 1.15x/1.3x). While other credentials have runs in progress too, a
+   * credential may start another only below its share: this divided by the number of credentials
+   * with runs in progress (at least one each).
    */
   concurrentRuns: number
   /**

@@ -166,6 +166,35 @@ describe('CredentialLimiter read estimates', () => {
     first()
     limiter.acquire('a', 'call')
   })
+
+  it('shares concurrentRuns between the credentials that have runs in progress (one each at least)', () => {
+    const limiter = createCredentialLimiter(
+      { ratePerSecond: 100, rateBurst: 100, concurrentWaits: 10, concurrentRuns: 4 },
+      () => 0,
+    )
+    const a = [limiter.acquire('a', 'run'), limiter.acquire('a', 'run'), limiter.acquire('a', 'run')]
+    // Another credential starts its first run whatever the others hold...
+    const b1 = limiter.acquire('b', 'run')
+    // ...and from then on each holds at most its share, 4 / 2; one above it keeps what it holds.
+    expect(() => limiter.acquire('a', 'run')).toThrow(/its share: 2 at once of 4/)
+    const b2 = limiter.acquire('b', 'run')
+    expect(() => limiter.acquire('b', 'run')).toThrow(RateLimited)
+    // A third credential: a share of 1 each.
+    const c = limiter.acquire('c', 'run')
+    expect(() => limiter.acquire('c', 'run')).toThrow(/its share: 1 at once of 4/)
+    // Ending runs frees the share: once b and c hold none, a is alone again, up to 4.
+    c()
+    b1()
+    expect(() => limiter.acquire('a', 'run')).toThrow(/share: 2/) // b holds one still
+    b2()
+    a.push(limiter.acquire('a', 'run'))
+    expect(() => limiter.acquire('a', 'run')).toThrow(/at most 4 at once/)
+    // Waits and calls are not shared.
+    limiter.acquire('b', 'wait')
+    limiter.acquire('b', 'call')
+    expect(() => limiter.acquire('a', 'run')).toThrow(/at most 4 at once/)
+    for (const release of a) release()
+  })
 })
 
 describe('CredentialLimiter run events', () => {

@@ -190,6 +190,10 @@ export function createCredentialLimiter(
     run: `Too many runs in progress for this credential (at most ${cap.run} at once). Retry once one of them has ended, or cancel one (gateway.session.get gives a running session's activeJob).`,
     call: `Too many calls in progress for this credential (at most ${cap.call} at once). Retry once one of them has returned.`,
   }
+  const tooManyShared = (share: number): string =>
+    `Too many runs in progress for this credential while other credentials run too (its share: ${share} at once of ${cap.run}). Retry once one of them has ended.`
+  /** Credentials with at least one run in progress. */
+  let runners = 0
   const charge = (username: string, count: number): void => {
     if (!(count > 0)) return
     const a = account(username)
@@ -233,6 +237,13 @@ export function createCredentialLimiter(
     acquire(username, kind) {
       const a = account(username)
       if (a[kind] >= cap[kind]) throw new RateLimited(tooMany[kind], 1000)
+      // Runs share the runtime's one thread: while other credentials have runs in progress too,
+      // each may start one only below its share of `concurrentRuns` (at least one).
+      if (kind === 'run' && a.run > 0) {
+        const others = runners - 1
+        const share = Math.max(1, Math.floor(cap.run / (others + 1)))
+        if (others > 0 && a.run >= share) throw new RateLimited(tooManyShared(share), 1000)
+      }
       const t = now()
       let reserved = 0
       if (kind === 'run') {
@@ -260,6 +271,7 @@ export function createCredentialLimiter(
         }
         if (Number.isFinite(runBurst)) a.runTokens -= 1
       }
+      if (kind === 'run' && a.run === 0) runners++
       a[kind]++
       let released = false
       let used = 0
@@ -277,6 +289,7 @@ export function createCredentialLimiter(
         released = true
         // Accounts holding a slot are never swept, so `a` is still the live one.
         a[kind]--
+        if (kind === 'run' && a.run === 0) runners--
         if (kind === 'run' && eventsLimited) {
           refillEvents(a, now())
           if (used < reserved) a.events = Math.min(eventBurst, a.events + (reserved - used))

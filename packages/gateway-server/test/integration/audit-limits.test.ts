@@ -737,14 +737,27 @@ describe('per-credential limits', () => {
     const third = await client.call('gateway.agent.run', { message: 'one too many', waitMs: 0 })
     expect(third).toMatchObject({ kind: 'result', isError: true, error: { code: 'rate_limited' } })
     expect(third.kind === 'result' && third.error?.message).toMatch(/runs in progress .*at most 2 at once/)
+    const mine = [...h.fake.state.sessions.keys()].filter((id) => !before.has(id) && h.fake.runningTurn(id))
     // Another credential is not affected.
     const other = await h.connect('chat2', { gateway: g })
-    expect((await other.ok('gateway.agent.run', { message: 'other credential', waitMs: 0 })).status).toBe(
-      'running',
-    )
-    // One of the two runs ends: its slot comes back.
-    const mine = [...h.fake.state.sessions.keys()].filter((id) => !before.has(id) && h.fake.runningTurn(id))
+    const theirs = (await other.ok('gateway.agent.run', { message: 'other credential', waitMs: 0 })) as {
+      status: string
+      session: string
+    }
+    expect(theirs.status).toBe('running')
+    // One of the two runs ends: its slot comes back once the other credential's run has ended too
+    // (until then each has a share of one).
     h.fake.completeTurn(mine[0] as string, 'done')
+    await expect
+      .poll(
+        async () => {
+          const out = await client.call('gateway.agent.run', { message: 'my share', waitMs: 0 })
+          return out.kind === 'result' && out.error?.message
+        },
+        { timeout: 10_000, interval: 200 },
+      )
+      .toMatch(/while other credentials run too \(its share: 1 at once of 2\)/)
+    h.fake.completeTurn(await h.sessionId('chat2', theirs.session), 'done')
     await expect
       .poll(
         async () => {
