@@ -247,6 +247,34 @@ async function chatRunWithEventBurst(runEventBurst: number, message: string) {
   return { client, run, id: await h.sessionId('chat', run.session) }
 }
 
+/** Clients of two chat credentials on a gateway of their own whose run events refill at 1 a second from a burst of 100 (other run limits out of the way). */
+async function twoChatsWithEventBurst100() {
+  const g = h.extraGateway({
+    gateway: {
+      limits: {
+        runEventsPerSecond: 1,
+        runEventBurst: 100,
+        concurrentRuns: 10,
+        runsPerMinute: 1_000_000,
+        runBurst: 10_000,
+      },
+    },
+  })
+  return { client: await h.connect('chat', { gateway: g }), other: await h.connect('chat2', { gateway: g }) }
+}
+
+/** Emits `count` small streamed chunks of a run in `sessionID`, as the runtime sends them. */
+function streamChunks(sessionID: string, count: number): void {
+  for (let i = 0; i < count; i++)
+    h.fake.emit('message.part.delta', {
+      sessionID,
+      messageID: 'msg_x',
+      partID: 'prt_x',
+      field: 'text',
+      delta: 'w ',
+    })
+}
+
 describe('per-credential limits', () => {
   it('refuses a batch over maxBatch as a whole, one refused line per call, and runs none of it', async () => {
     const g = h.extraGateway({ gateway: { limits: { maxBatch: 3 } } })
@@ -517,19 +545,7 @@ describe('per-credential limits', () => {
   })
 
   it("counts the runtime events of a credential's runs, its subagents' sessions included (runEventsPerSecond): beyond the allowance its next run is refused, no one else's", async () => {
-    const g = h.extraGateway({
-      gateway: {
-        limits: {
-          runEventsPerSecond: 1,
-          runEventBurst: 100,
-          concurrentRuns: 10,
-          runsPerMinute: 1_000_000,
-          runBurst: 10_000,
-        },
-      },
-    })
-    const client = await h.connect('chat', { gateway: g })
-    const other = await h.connect('chat2', { gateway: g })
+    const { client, other } = await twoChatsWithEventBurst100()
     const run = (await client.ok('gateway.agent.run', { message: 'streams a lot', waitMs: 0 })) as {
       session: string
       job: string
@@ -539,20 +555,12 @@ describe('per-credential limits', () => {
       session: string
     }
     const id = await h.sessionId('chat', run.session)
-    const delta = (sessionID: string) =>
-      h.fake.emit('message.part.delta', {
-        sessionID,
-        messageID: 'msg_x',
-        partID: 'prt_x',
-        field: 'text',
-        delta: 'w ',
-      })
-    for (let i = 0; i < 200; i++) delta('ses_nobodys')
-    for (let i = 0; i < 10; i++) delta(id)
+    streamChunks('ses_nobodys', 200)
+    streamChunks(id, 10)
     // A subagent's session: created under the run's, its events count as the run's (the run's
     // own events stay under the burst of 100 without them).
     h.fake.emit('session.created', { sessionID: 'ses_subagent', info: { id: 'ses_subagent', parentID: id } })
-    for (let i = 0; i < 100; i++) delta('ses_subagent')
+    streamChunks('ses_subagent', 100)
     // The events reach the gateway on its own time. Until they do, another run in the (still
     // running) session is refused as busy, which starts nothing; then as beyond the allowance.
     const next = await refusedRunIn(client, run.session)
@@ -567,19 +575,7 @@ describe('per-credential limits', () => {
   })
 
   it("stops a credential's runs once they are a whole burst beyond their allowance (cancelled, saying why), no one else's", async () => {
-    const g = h.extraGateway({
-      gateway: {
-        limits: {
-          runEventsPerSecond: 1,
-          runEventBurst: 100,
-          concurrentRuns: 10,
-          runsPerMinute: 1_000_000,
-          runBurst: 10_000,
-        },
-      },
-    })
-    const client = await h.connect('chat', { gateway: g })
-    const other = await h.connect('chat2', { gateway: g })
+    const { client, other } = await twoChatsWithEventBurst100()
     const first = (await client.ok('gateway.agent.run', { message: 'floods', waitMs: 0 })) as {
       job: string
       session: string
@@ -598,32 +594,22 @@ describe('per-credential limits', () => {
       h.sessionId('chat2', quiet.session),
     ])
     const mark = h.logs.lines().length
-    const delta = (sessionID: string, n: number) => {
-      for (let i = 0; i < n; i++)
-        h.fake.emit('message.part.delta', {
-          sessionID,
-          messageID: 'msg_x',
-          partID: 'prt_x',
-          field: 'text',
-          delta: 'w ',
-        })
-    }
     const status = async (who: typeof client, job: string) =>
       (await who.ok('gateway.job.get', { job })) as {
         status: string
         error?: { name: string; message: string }
       }
     // Another credential's run streams too: its own bucket, in debt but not at its floor.
-    delta(c, 90)
+    streamChunks(c, 90)
     // At least 300 events (each counts 1 and a bit for its size) against a burst of 100: past the
     // floor (a whole burst in debt), the run that streams is stopped; the other one (no event
     // yet) goes on until its next event.
-    delta(a, 300)
+    streamChunks(a, 300)
     await expect
       .poll(async () => (await status(client, first.job)).status, { timeout: 10_000 })
       .toBe('cancelled')
     expect((await status(client, second.job)).status).toBe('running')
-    delta(b, 1)
+    streamChunks(b, 1)
     await expect
       .poll(async () => (await status(client, second.job)).status, { timeout: 10_000 })
       .toBe('cancelled')
