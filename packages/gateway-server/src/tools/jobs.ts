@@ -94,15 +94,20 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
         if (!release.events(events) || stopping) return
         stopping = true
         rememberStop(runtime, session.id, job, RUN_EVENTS_STOP)
-        ctx.logger?.warn(
-          { event: 'run_stopped', reason: 'run_events', username: principal.username },
-          'run stopped: its credential overdrew its runtime events',
-        )
+        // Said once the runtime has told how the run ended: a run whose events came in late (an
+        // answer that arrived whole) may be over already, and is then not said to be stopped.
+        const told = (outcome: 'cancelled' | 'finished' | 'unknown'): void =>
+          ctx.logger?.warn(
+            { event: 'run_stopped', reason: 'run_events', username: principal.username, outcome },
+            outcome === 'finished'
+              ? 'run not stopped: it had ended before its credential overdrew its runtime events'
+              : 'run stopped: its credential overdrew its runtime events',
+          )
         // Held as job.cancel holds it; a cancel of the client's own already under way does it.
-        if (ctx.starting.has(session.id)) return
+        if (ctx.starting.has(session.id)) return told('unknown')
         ctx.starting.add(session.id)
         void cancelRun(ctx, session.id, job, ctx.starting, { begun: true })
-          .catch(() => undefined)
+          .then(told, () => told('unknown'))
           .finally(() => ctx.starting.delete(session.id))
       })
       void watchRunEnd(runtime, session.id, messageId, ctx.now).finally(() => {

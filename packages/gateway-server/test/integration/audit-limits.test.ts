@@ -618,17 +618,46 @@ describe('per-credential limits', () => {
     expect(stopped.error?.message).toMatch(/runEventsPerSecond/)
     expect((await status(other, quiet.job)).status).toBe('running')
     // Said in the log once per stopped run, naming the credential, no session or job.
-    const lines = h.logs
-      .lines()
-      .slice(mark)
-      .filter((l) => l.event === 'run_stopped')
-    expect(lines).toHaveLength(2)
+    const stops = () =>
+      h.logs
+        .lines()
+        .slice(mark)
+        .filter((l) => l.event === 'run_stopped')
+    await expect.poll(() => stops().length, { timeout: 10_000 }).toBe(2)
+    const lines = stops()
     expect(lines[0]?.username).toEqual(expect.any(String))
     for (const line of lines) {
-      expect(line).toMatchObject({ reason: 'run_events', username: lines[0]?.username })
+      expect(line).toMatchObject({ reason: 'run_events', username: lines[0]?.username, outcome: 'cancelled' })
       expect(JSON.stringify(line)).not.toMatch(/ses_|msg_|v1\./)
     }
     h.fake.completeTurn(c, 'done')
+    await Promise.all([client.close(), other.close()])
+  })
+
+  it('does not claim to have stopped a run whose events came in as it ended: it reads completed, the log says so', async () => {
+    const { client, other } = await twoChatsWithEventBurst100()
+    const run = (await client.ok('gateway.agent.run', { message: 'answers whole', waitMs: 0 })) as {
+      job: string
+      session: string
+    }
+    const id = await h.sessionId('chat', run.session)
+    const mark = h.logs.lines().length
+    // An answer that arrived whole: its events reach the gateway with the run's end.
+    streamChunks(id, 300)
+    h.fake.completeTurn(id, 'done')
+    await expect
+      .poll(
+        () =>
+          h.logs
+            .lines()
+            .slice(mark)
+            .find((l) => l.event === 'run_stopped'),
+        { timeout: 10_000 },
+      )
+      .toMatchObject({ outcome: 'finished', msg: expect.stringMatching(/^run not stopped/) })
+    const job = (await client.ok('gateway.job.get', { job: run.job })) as { status: string; error?: unknown }
+    expect(job.status).toBe('completed')
+    expect(job.error).toBeUndefined()
     await Promise.all([client.close(), other.close()])
   })
 
