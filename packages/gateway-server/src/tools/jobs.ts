@@ -92,7 +92,11 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
         // still streaming once its credential is a whole burst in debt is stopped (each of its
         // runs, on its next event).
         if (!release.events(events) || stopping) return
+        // Held as job.cancel holds it. While someone else holds the session (a cancel of the
+        // client's own, a run being started there), the next event tries again.
+        if (ctx.starting.has(session.id)) return
         stopping = true
+        ctx.starting.add(session.id)
         rememberStop(runtime, session.id, job, RUN_EVENTS_STOP)
         // Said once the runtime has told how the run ended: a run whose events came in late (an
         // answer that arrived whole) may be over already, and is then not said to be stopped.
@@ -103,9 +107,6 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
               ? 'run not stopped: it had ended before its credential overdrew its runtime events'
               : 'run stopped: its credential overdrew its runtime events',
           )
-        // Held as job.cancel holds it; a cancel of the client's own already under way does it.
-        if (ctx.starting.has(session.id)) return told('unknown')
-        ctx.starting.add(session.id)
         void cancelRun(ctx, session.id, job, ctx.starting, { begun: true })
           .then(told, () => told('unknown'))
           .finally(() => ctx.starting.delete(session.id))
