@@ -1,6 +1,7 @@
+import type { Logger } from '../logger.js'
 import type { RuntimeWake } from '../runtime/port.js'
 import { newestRun } from './derive-job-state.js'
-import { deriveJob, type JobContext, type JobKey, keepCancelled } from './job-status.js'
+import { deriveJob, type JobContext, type JobKey, keepCancelled, rememberStop } from './job-status.js'
 import { readTurn } from './turn-reads.js'
 
 // `job.cancel` answers `cancelled` only for a run that is stopped, and a job it answered so for
@@ -101,4 +102,50 @@ export async function cancelRun(
   // Remembered, and aborted again should it show up live later (a run not begun by the deadline).
   keepCancelled(ctx, sessionId, job, hold)
   return 'cancelled'
+}
+
+/** What a run stopped for its credential's run events reads as (`error` of its `cancelled` status). */
+export const RUN_EVENTS_STOP = Object.freeze({
+  name: 'RateLimited',
+  message:
+    "Stopped by the gateway: this credential's runs made the runtime work far beyond their allowance (limits.runEventsPerSecond and runEventBurst; every streamed chunk counts). New runs are refused until the allowance is back.",
+})
+
+/** Where a stop is told (no id, no key). */
+export type StopLogger = Pick<Logger, 'warn'>
+
+/**
+ * The counter of a run's runtime events: each count goes to `charge` (the run slot's `events`),
+ * and once it answers that the credential is a whole burst in debt, the run is stopped as
+ * `job.cancel` stops it — refusing new runs does not bound what the runs in progress make the
+ * runtime do. Its job then reads `cancelled` with {@link RUN_EVENTS_STOP}. The session is held in
+ * `hold` meanwhile; while someone else holds it (a cancel of the client's own, a run being started
+ * there), the next event tries again. A `run_stopped` line is logged once the runtime has told
+ * how the run ended: a run whose events came in with its end (an answer that arrived whole) is
+ * over already, and is not said to be stopped.
+ */
+export function stopWhenOverdrawn(
+  ctx: JobContext & { logger?: StopLogger },
+  sessionId: string,
+  job: JobKey,
+  hold: SessionHold,
+  charge: (events: number) => boolean,
+): (events: number) => void {
+  let stopping = false
+  const told = (outcome: CancelOutcome | 'unknown'): void =>
+    ctx.logger?.warn(
+      { event: 'run_stopped', reason: 'run_events', username: ctx.principal.username, outcome },
+      outcome === 'finished'
+        ? 'run not stopped: it had ended before its credential overdrew its runtime events'
+        : 'run stopped: its credential overdrew its runtime events',
+    )
+  return (events) => {
+    if (!charge(events) || stopping || hold.has(sessionId)) return
+    stopping = true
+    hold.add(sessionId)
+    rememberStop(ctx.runtime, sessionId, job, RUN_EVENTS_STOP)
+    void cancelRun(ctx, sessionId, job, hold, { begun: true })
+      .then(told, () => told('unknown'))
+      .finally(() => hold.delete(sessionId))
+  }
 }

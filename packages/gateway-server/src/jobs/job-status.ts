@@ -375,12 +375,16 @@ function stoppedHere(runtime: RuntimePort, sessionId: string, job: JobKey): JobE
  * `cancelled` status then carries `error` (in this process; the newest {@link MAX_CANCELS}).
  */
 export function rememberStop(runtime: RuntimePort, sessionId: string, job: JobKey, error: JobError): void {
-  const { why } = cancelsOf(runtime)
-  for (const key of why.keys()) {
-    if (why.size < MAX_CANCELS) break
-    why.delete(key)
+  keepNewest(cancelsOf(runtime).why, cancelKey(sessionId, job.messageId), error)
+}
+
+/** Sets `key`, first dropping the oldest entries so that at most {@link MAX_CANCELS} stay. */
+function keepNewest<V>(map: Map<string, V>, key: string, value: V): void {
+  for (const old of map.keys()) {
+    if (map.size < MAX_CANCELS) break
+    map.delete(old)
   }
-  why.set(cancelKey(sessionId, job.messageId), error)
+  map.set(key, value)
 }
 
 /**
@@ -399,14 +403,9 @@ export function keepCancelled(
     delete(sessionId: string): unknown
   },
 ): void {
-  const { at } = cancelsOf(ctx.runtime)
   // Kept (the newest MAX_CANCELS) rather than timed out: a cancelled job must not turn into
   // another terminal state later. Only consulted when the runtime recorded no end.
-  for (const key of at.keys()) {
-    if (at.size < MAX_CANCELS) break
-    at.delete(key)
-  }
-  at.set(cancelKey(sessionId, job.messageId), (ctx.now ?? Date.now)())
+  keepNewest(cancelsOf(ctx.runtime).at, cancelKey(sessionId, job.messageId), (ctx.now ?? Date.now)())
   void ctx.runtime
     .waitUntil(
       sessionId,

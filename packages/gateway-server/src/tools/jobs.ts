@@ -1,13 +1,12 @@
 import { agentProfile } from '@sallyport/policy'
 import { isTransientUpstream } from '../error-mapping.js'
 import { GatewayError } from '../errors.js'
-import { cancelRun } from '../jobs/cancel-run.js'
+import { cancelRun, type StopLogger, stopWhenOverdrawn } from '../jobs/cancel-run.js'
 import { newestRun } from '../jobs/derive-job-state.js'
 import { continueRound, isRetry, type RoundContext, waitWithForms } from '../jobs/input-rounds.js'
-import { type JobContext, readJobState, rememberStop, settleJob } from '../jobs/job-status.js'
+import { type JobContext, readJobState, settleJob } from '../jobs/job-status.js'
 import type { RunEventMeter } from '../jobs/run-events.js'
 import { watchRunEnd } from '../jobs/run-watch.js'
-import type { Logger } from '../logger.js'
 import { READ_ONLY_HINTS, type ToolDefinition } from '../mcp/define-tool.js'
 import type { RuntimeSession } from '../runtime/port.js'
 import { AgentRunInput, JobCancel, JobCancelInput, JobGetInput, JobStatus } from '../schemas.js'
@@ -20,15 +19,8 @@ export interface JobToolContext extends RoundContext {
   /** Counts each run's runtime events against its credential (`limits.runEventsPerSecond`). */
   runEvents?: RunEventMeter
   /** Told (no id, no key) when the gateway stops a run by itself. */
-  logger?: Pick<Logger, 'warn'>
+  logger?: StopLogger
 }
-
-/** What a run stopped for its credential's run events reads as (`error` of its `cancelled` status). */
-export const RUN_EVENTS_STOP = Object.freeze({
-  name: 'RateLimited',
-  message:
-    "Stopped by the gateway: this credential's runs made the runtime work far beyond their allowance (limits.runEventsPerSecond and runEventBurst; every streamed chunk counts). New runs are refused until the allowance is back.",
-})
 
 const busy = (): GatewayError =>
   new GatewayError(
@@ -86,31 +78,10 @@ export function agentRunTool(ctx: JobToolContext): ToolDefinition<typeof AgentRu
       // the run's runtime events count against the credential meanwhile.
       const release = call.keep()
       const job = { messageId, startedAt }
-      let stopping = false
-      const stopCounting = ctx.runEvents?.track(session.id, (events) => {
-        // Refusing new runs does not bound what the runs in progress make the runtime do: a run
-        // still streaming once its credential is a whole burst in debt is stopped (each of its
-        // runs, on its next event).
-        if (!release.events(events) || stopping) return
-        // Held as job.cancel holds it. While someone else holds the session (a cancel of the
-        // client's own, a run being started there), the next event tries again.
-        if (ctx.starting.has(session.id)) return
-        stopping = true
-        ctx.starting.add(session.id)
-        rememberStop(runtime, session.id, job, RUN_EVENTS_STOP)
-        // Said once the runtime has told how the run ended: a run whose events came in late (an
-        // answer that arrived whole) may be over already, and is then not said to be stopped.
-        const told = (outcome: 'cancelled' | 'finished' | 'unknown'): void =>
-          ctx.logger?.warn(
-            { event: 'run_stopped', reason: 'run_events', username: principal.username, outcome },
-            outcome === 'finished'
-              ? 'run not stopped: it had ended before its credential overdrew its runtime events'
-              : 'run stopped: its credential overdrew its runtime events',
-          )
-        void cancelRun(ctx, session.id, job, ctx.starting, { begun: true })
-          .then(told, () => told('unknown'))
-          .finally(() => ctx.starting.delete(session.id))
-      })
+      const stopCounting = ctx.runEvents?.track(
+        session.id,
+        stopWhenOverdrawn(ctx, session.id, job, ctx.starting, release.events),
+      )
       void watchRunEnd(runtime, session.id, messageId, ctx.now).finally(() => {
         stopCounting?.()
         release()
