@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createRedactor } from '../redact.js'
 import type { RuntimePort, RuntimeSession, RuntimeStatus } from '../runtime/port.js'
 import type { OwnedSessions } from '../sessions/owned.js'
-import { CANCEL_CONFIRM_MS, cancelRun } from './cancel-run.js'
+import { CANCEL_CONFIRM_MS, cancelRun, RUN_EVENTS_STOP, stopWhenOverdrawn } from './cancel-run.js'
 import type { TurnMessage } from './derive-job-state.js'
 import { type JobContext, jobStatus } from './job-status.js'
 
@@ -148,5 +148,71 @@ describe('cancelRun answers cancelled only for a run that was stopped', () => {
     expect(rt.phase()).toBe('waiting')
     // The job reads cancelled from the gateway's own record while the run has not begun.
     expect(await jobStatus(rt.ctx, SESSION, JOB)).toMatchObject({ status: 'cancelled' })
+  })
+})
+
+describe('stopWhenOverdrawn stops a run once its credential is a whole burst in debt', () => {
+  const setup = (run: Run) => {
+    const rt = runtime(run)
+    const warn = vi.fn()
+    const hold = new Set<string>()
+    let overdrawn = false
+    const charged: number[] = []
+    const count = stopWhenOverdrawn({ ...rt.ctx, logger: { warn } as never }, SESSION.id, JOB, hold, (n) => {
+      charged.push(n)
+      return overdrawn
+    })
+    return { rt, warn, hold, count, charged, overdraw: () => (overdrawn = true) }
+  }
+
+  it('counts every event, and stops nothing while the credential is not at its floor', () => {
+    const t = setup({ beginsAfter: 0, finishesAfter: 50 })
+    t.count(3)
+    t.count(4)
+    expect(t.charged).toEqual([3, 4])
+    expect(t.rt.aborts).toEqual([])
+    expect(t.warn).not.toHaveBeenCalled()
+  })
+
+  it('at the floor: aborts once, reads cancelled with RateLimited, logs the outcome, lets the session go', async () => {
+    const t = setup({ beginsAfter: 0, finishesAfter: 50 })
+    t.overdraw()
+    t.count(1)
+    t.count(1) // already stopping: no second stop
+    await vi.waitFor(() => expect(t.warn).toHaveBeenCalledTimes(1))
+    expect(t.warn.mock.calls[0]?.[0]).toMatchObject({ event: 'run_stopped', outcome: 'cancelled' })
+    expect(t.rt.aborts).toEqual(['taken'])
+    expect(t.hold.size).toBe(0)
+    expect(t.charged).toEqual([1, 1])
+    expect(await jobStatus(t.rt.ctx, SESSION, JOB)).toMatchObject({
+      status: 'cancelled',
+      error: RUN_EVENTS_STOP,
+    })
+  })
+
+  it('a session held by another call is not touched; the next event tries again', async () => {
+    const t = setup({ beginsAfter: 0, finishesAfter: 50 })
+    t.overdraw()
+    t.hold.add(SESSION.id)
+    t.count(1)
+    await Promise.resolve()
+    expect(t.rt.aborts).toEqual([])
+    expect(t.hold.has(SESSION.id)).toBe(true)
+    t.hold.delete(SESSION.id)
+    t.count(1)
+    await vi.waitFor(() => expect(t.warn).toHaveBeenCalledTimes(1))
+    expect(t.rt.aborts).toEqual(['taken'])
+  })
+
+  it('a run that ended before the stop took is not said to be stopped', async () => {
+    const t = setup({ beginsAfter: 0, finishesAfter: 1 })
+    await t.rt.ctx.runtime.statusOf(SESSION.id) // the run completes (its events come in with its end)
+    expect(t.rt.phase()).toBe('completed')
+    t.overdraw()
+    t.count(1)
+    await vi.waitFor(() => expect(t.warn).toHaveBeenCalledTimes(1))
+    expect(t.warn.mock.calls[0]?.[0]).toMatchObject({ outcome: 'finished' })
+    expect(t.warn.mock.calls[0]?.[1]).toMatch(/^run not stopped/)
+    expect(await jobStatus(t.rt.ctx, SESSION, JOB)).toMatchObject({ status: 'completed' })
   })
 })
