@@ -60,7 +60,8 @@ export interface GatewayLimits {
    * what the model streams (16 runs at 200 tokens/s made another credential's runs 3.4–6.9x
    * slower; 8: 1.3x/1.9x; 4: 1.15x/1.3x). While other credentials have runs in progress too, a
    * credential may start another only below its share: this divided by the number of credentials
-   * with runs in progress (at least one each).
+   * with runs in progress (at least one each). A credential whose last run ended less than 5 s
+   * ago still counts as running, so the share does not swing open between two of its runs.
    */
   concurrentRuns: number
   /**

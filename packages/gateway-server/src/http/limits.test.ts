@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createCredentialLimiter, RateLimited } from './limits.js'
+import { createCredentialLimiter, RateLimited, RUN_SHARE_LINGER_MS } from './limits.js'
 
 describe('CredentialLimiter.charge', () => {
   const limits = { ratePerSecond: 1, rateBurst: 5, concurrentWaits: 1, concurrentRuns: 1 }
@@ -167,10 +167,11 @@ describe('CredentialLimiter read estimates', () => {
     limiter.acquire('a', 'call')
   })
 
-  it('shares concurrentRuns between the credentials that have runs in progress (one each at least)', () => {
+  it('shares concurrentRuns between the credentials that have runs in progress or just had one (one each at least)', () => {
+    let t = 0
     const limiter = createCredentialLimiter(
       { ratePerSecond: 100, rateBurst: 100, concurrentWaits: 10, concurrentRuns: 4 },
-      () => 0,
+      () => t,
     )
     const a = [limiter.acquire('a', 'run'), limiter.acquire('a', 'run'), limiter.acquire('a', 'run')]
     // Another credential starts its first run whatever the others hold...
@@ -182,11 +183,21 @@ describe('CredentialLimiter read estimates', () => {
     // A third credential: a share of 1 each.
     const c = limiter.acquire('c', 'run')
     expect(() => limiter.acquire('c', 'run')).toThrow(/its share: 1 at once of 4/)
-    // Ending runs frees the share: once b and c hold none, a is alone again, up to 4.
+    // Ending runs frees the share, but not in the gap between a credential's runs: b and c, whose
+    // runs have just ended, still count for RUN_SHARE_LINGER_MS.
     c()
     b1()
-    expect(() => limiter.acquire('a', 'run')).toThrow(/share: 2/) // b holds one still
+    expect(() => limiter.acquire('a', 'run')).toThrow(/share: 1/) // b holds one, c just ended one
     b2()
+    t += RUN_SHARE_LINGER_MS - 1
+    expect(() => limiter.acquire('a', 'run')).toThrow(/share: 1/)
+    // b runs again within the linger: it still counts, and c (ended long enough ago) no longer does.
+    t += 1
+    const b3 = limiter.acquire('b', 'run')
+    expect(() => limiter.acquire('a', 'run')).toThrow(/share: 2/)
+    b3()
+    // Once the others' runs are over for the linger, a is alone again, up to 4.
+    t += RUN_SHARE_LINGER_MS
     a.push(limiter.acquire('a', 'run'))
     expect(() => limiter.acquire('a', 'run')).toThrow(/at most 4 at once/)
     // Waits and calls are not shared.
@@ -194,6 +205,21 @@ describe('CredentialLimiter read estimates', () => {
     limiter.acquire('b', 'call')
     expect(() => limiter.acquire('a', 'run')).toThrow(/at most 4 at once/)
     for (const release of a) release()
+  })
+
+  it('lets a credential with no run in progress start one whatever the others hold or just held', () => {
+    let t = 0
+    const limiter = createCredentialLimiter(
+      { ratePerSecond: 100, rateBurst: 100, concurrentWaits: 10, concurrentRuns: 2 },
+      () => t,
+    )
+    const held = ['a', 'b', 'c'].map((name) => limiter.acquire(name, 'run'))
+    for (const release of held) release()
+    t += 1
+    // Three credentials just ended runs: d still gets one, and a one again.
+    limiter.acquire('d', 'run')
+    limiter.acquire('a', 'run')
+    expect(() => limiter.acquire('a', 'run')).toThrow(/its share: 1 at once of 2/)
   })
 })
 

@@ -47,6 +47,14 @@ export type SlotRelease = (() => void) & { readonly events: (count: number) => b
  */
 const ESTIMATE_DECAY = 0.5
 
+/**
+ * How long a credential whose last run has ended still counts as running for the share of
+ * `concurrentRuns`: a person's or a client's next run follows the last within seconds, and the
+ * share must not swing open in the gap between two of its runs (another credential's runs
+ * started in that gap would all be in progress when the next one starts).
+ */
+export const RUN_SHARE_LINGER_MS = 5_000
+
 /** Per-credential state: token buckets of operations, run starts and run events; slot counters. */
 interface Account {
   tokens: number
@@ -63,6 +71,8 @@ interface Account {
   wait: number
   run: number
   call: number
+  /** When its last run in progress ended (for the share of `concurrentRuns`). */
+  runEndedAt: number
 }
 
 export interface CredentialLimiter {
@@ -155,7 +165,8 @@ export function createCredentialLimiter(
           a.call === 0 &&
           t - a.refilledAt >= fullAfterMs + debtMs(a) &&
           t - a.runsRefilledAt >= runsRefillMs(a) &&
-          t - a.eventsRefilledAt >= eventsRefillMs(a)
+          t - a.eventsRefilledAt >= eventsRefillMs(a) &&
+          t - a.runEndedAt >= RUN_SHARE_LINGER_MS
         )
           accounts.delete(name)
     }
@@ -173,6 +184,7 @@ export function createCredentialLimiter(
         wait: 0,
         run: 0,
         call: 0,
+        runEndedAt: Number.NEGATIVE_INFINITY,
       }
       accounts.set(username, a)
     }
@@ -192,8 +204,13 @@ export function createCredentialLimiter(
   }
   const tooManyShared = (share: number): string =>
     `Too many runs in progress for this credential while other credentials run too (its share: ${share} at once of ${cap.run}). Retry once one of them has ended.`
-  /** Credentials with at least one run in progress. */
-  let runners = 0
+  /** Other credentials with a run in progress, or whose last run ended just now. */
+  const otherRunners = (a: Account, t: number): number => {
+    let n = 0
+    for (const b of accounts.values())
+      if (b !== a && (b.run > 0 || t - b.runEndedAt < RUN_SHARE_LINGER_MS)) n++
+    return n
+  }
   const charge = (username: string, count: number): void => {
     if (!(count > 0)) return
     const a = account(username)
@@ -237,10 +254,11 @@ export function createCredentialLimiter(
     acquire(username, kind) {
       const a = account(username)
       if (a[kind] >= cap[kind]) throw new RateLimited(tooMany[kind], 1000)
-      // Runs share the runtime's one thread: while other credentials have runs in progress too,
-      // each may start one only below its share of `concurrentRuns` (at least one).
+      // Runs share the runtime's one thread: while other credentials have runs in progress too
+      // (or had one a moment ago, see RUN_SHARE_LINGER_MS), each may start one only below its
+      // share of `concurrentRuns` (at least one).
       if (kind === 'run' && a.run > 0) {
-        const others = runners - 1
+        const others = otherRunners(a, now())
         const share = Math.max(1, Math.floor(cap.run / (others + 1)))
         if (others > 0 && a.run >= share) throw new RateLimited(tooManyShared(share), 1000)
       }
@@ -271,7 +289,6 @@ export function createCredentialLimiter(
         }
         if (Number.isFinite(runBurst)) a.runTokens -= 1
       }
-      if (kind === 'run' && a.run === 0) runners++
       a[kind]++
       let released = false
       let used = 0
@@ -289,7 +306,7 @@ export function createCredentialLimiter(
         released = true
         // Accounts holding a slot are never swept, so `a` is still the live one.
         a[kind]--
-        if (kind === 'run' && a.run === 0) runners--
+        if (kind === 'run' && a.run === 0) a.runEndedAt = now()
         if (kind === 'run' && eventsLimited) {
           refillEvents(a, now())
           if (used < reserved) a.events = Math.min(eventBurst, a.events + (reserved - used))

@@ -761,7 +761,7 @@ describe('per-credential limits', () => {
     }
     expect(theirs.status).toBe('running')
     // One of the two runs ends: its slot comes back once the other credential's run has ended too
-    // (until then each has a share of one).
+    // and a few seconds have passed (until then each has a share of one; see RUN_SHARE_LINGER_MS).
     h.fake.completeTurn(mine[0] as string, 'done')
     await expect
       .poll(
@@ -779,7 +779,7 @@ describe('per-credential limits', () => {
           const out = await client.call('gateway.agent.run', { message: 'room again', waitMs: 0 })
           return out.kind === 'result' && !out.isError
         },
-        { timeout: 10_000, interval: 200 },
+        { timeout: 20_000, interval: 500 },
       )
       .toBe(true)
     await client.close()
