@@ -7,8 +7,10 @@ import { connectTo, type E2E, type McpSession, startE2E } from './harness.js'
 // Fairness under a storm, with the real runtime: one chat credential floods the gateway (300
 // parallel waits on one slow job, 40 loops starting runs with agent.run as fast as its limits
 // let them, oversized batches of agent.run, a tight loop of calls) from another process, while
-// the owner's workflow is timed. The owner's latency must stay within 2x
-// of the same workflow measured quietly in this run (a ratio, not a timing).
+// the owner's workflow is timed, once a second, for as long as the storm starts runs. The
+// median of the owner's latency must stay within 2x of the same workflow measured quietly in
+// this run (a ratio, not a timing). Without the run limits (concurrentRuns 40, runBurst 1 000)
+// it was 3.57x; with them, 1.06x and 1.33x (the storm's first seconds alone: about 1.5x).
 
 let e2e: E2E
 let owner: McpSession
@@ -34,6 +36,19 @@ async function ownerWorkflow(i: number): Promise<number> {
   expect(got.isError).toBe(false)
   expect((await owner.call('gateway.catalog.get')).isError).toBe(false)
   return performance.now() - t0
+}
+
+/** How long the storm lasts. */
+const STORM_SECONDS = 15
+
+/**
+ * One owner workflow, then the rest of a second: the owner works at a person's pace (one run a
+ * second, within its own run allowance), for as long as the measure needs.
+ */
+async function pacedWorkflow(i: number): Promise<number> {
+  const ms = await ownerWorkflow(i)
+  if (ms < 1000) await new Promise((r) => setTimeout(r, 1000 - ms))
+  return ms
 }
 
 const median = (xs: number[]): number => {
@@ -119,10 +134,11 @@ describe('one credential cannot take the gateway away from another', () => {
     ])
     const slow = await chat.call('gateway.agent.run', { message: `slow ${marker}`, waitMs: 0 })
     expect(slow.structured.status).toBe('running')
-    // Warm-up, then the quiet figure.
-    await ownerWorkflow(0)
+    // Warm-up (the runtime's first runs are slower), then the quiet figure.
+    for (let i = 0; i < 3; i++) await ownerWorkflow(-1 - i)
+    let i = 0
     const quiet: number[] = []
-    for (let i = 1; i <= 5; i++) quiet.push(await ownerWorkflow(i))
+    while (quiet.length < 5) quiet.push(await pacedWorkflow(i++))
     const sessionsBefore = (await e2e.upstream.listSessions({ roots: true })).length
 
     const script = join(e2e.creds.stateDir, 'storm.cjs')
@@ -139,7 +155,7 @@ describe('one credential cannot take the gateway away from another', () => {
         `${e2e.url}/mcp`,
         e2e.creds.keys.chat,
         String(slow.structured.job),
-        '15',
+        String(STORM_SECONDS),
       ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -150,15 +166,18 @@ describe('one credential cannot take the gateway away from another', () => {
       out += d
     })
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-    // Let the storm build up, then measure the owner under it.
-    await new Promise((r) => setTimeout(r, 2000))
+    // The owner's workflow, timed for as long as the storm starts runs: its first seconds (the
+    // storm's burst of runs) and what follows. (Its last waits go on afterwards, until they time
+    // out or the slow job ends.)
     const stormy: number[] = []
-    for (let i = 6; i <= 10; i++) stormy.push(await ownerWorkflow(i))
+    const stormEnds = performance.now() + STORM_SECONDS * 1000
+    while (performance.now() < stormEnds) stormy.push(await pacedWorkflow(i++))
     await exited
     const counts = JSON.parse(out || '{}') as Record<string, number>
     const sessionsAfter = (await e2e.upstream.listSessions({ roots: true })).length
     // Quiet again (the slow job still streaming): the quiet figure is taken on both sides.
-    for (let i = 11; i <= 15; i++) quiet.push(await ownerWorkflow(i))
+    const runsInStorm = stormy.length
+    while (quiet.length < 10) quiet.push(await pacedWorkflow(i++))
 
     const ratio = median(stormy) / median(quiet)
     process.stdout.write(
@@ -166,6 +185,8 @@ describe('one credential cannot take the gateway away from another', () => {
         quietMs: quiet.map(Math.round),
         stormMs: stormy.map(Math.round),
         ratio,
+        // The storm's first seconds alone (not asserted: a view of its burst of runs).
+        firstSecondsRatio: median(stormy.slice(0, 5)) / median(quiet),
         storm: counts,
       }) + '\n',
     )
@@ -182,9 +203,9 @@ describe('one credential cannot take the gateway away from another', () => {
     // waits' bodies slowly), 429 before the batch was read at all.
     expect((counts.http_400 ?? 0) + (counts.http_429 ?? 0)).toBeGreaterThan(0)
     // The storm did start runs (its allowance), and only those: every session made while it
-    // lasted is one of the owner's five runs or one of the storm's runs that answered.
+    // lasted is one of the owner's runs or one of the storm's runs that answered.
     expect(counts.runs ?? 0, JSON.stringify(counts)).toBeGreaterThan(0)
-    expect(sessionsAfter - sessionsBefore).toBe(5 + (counts.runs ?? 0))
+    expect(sessionsAfter - sessionsBefore).toBe(runsInStorm + (counts.runs ?? 0))
   }, 180_000)
 
   it("counts what the real runtime streams for a run: a run of 1 500 chunks at once holds back the credential's next run, quick runs do not", async () => {
