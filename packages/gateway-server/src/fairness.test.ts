@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { fairnessKey, meteredFetch, withFairnessKey, withReadMeter } from './fairness.js'
 
 describe('fairnessKey', () => {
@@ -40,6 +40,8 @@ describe('meteredFetch', () => {
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as { port: number }
+    // Never Node's global fetch: its client would stay loaded in the gateway's process (10 MiB).
+    const globalFetch = vi.spyOn(globalThis, 'fetch')
     try {
       for (const path of ['length', 'chunked', 'gzip']) {
         const meter = { bytes: 0 }
@@ -58,7 +60,9 @@ describe('meteredFetch', () => {
       expect(await (await meteredFetch(new Request(`http://127.0.0.1:${port}/gzip`))).text()).toBe(body)
       expect(encodings).toHaveLength(6)
       expect(encodings.every((e) => e === 'identity')).toBe(true)
+      expect(globalFetch).not.toHaveBeenCalled()
     } finally {
+      globalFetch.mockRestore()
       server.close()
     }
   })

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { createNodeFetch } from '@sallyport/upstream-client'
 
 // Whose MCP request the current async work serves: the credential's username (never a key),
 // entered by the HTTP boundary around each request's handling.
@@ -42,6 +43,14 @@ export async function meteredCall<T>(charge: (bytes: number) => void, fn: () => 
 }
 
 /**
+ * The connections to the runtime of every client using {@link meteredFetch}: `node:http`, not
+ * Node's global fetch, whose client and WebAssembly parser would stay in memory for good (about
+ * 10 MiB of the gateway's idle RSS). The request gate bounds what is in flight; idle connections
+ * close after 4 s.
+ */
+const runtimeFetch = createNodeFetch()
+
+/**
  * The runtime client's fetch. It asks for uncompressed answers (on loopback, compressing costs
  * the runtime and the gateway CPU for nothing, and hides the length), and adds the bytes of each
  * answer to the current call's meter, if any: its `Content-Length`, or, without one, the bytes of
@@ -51,7 +60,7 @@ export async function meteredFetch(input: Request | string | URL, init?: Request
   // The runtime client hands over a Request of its own: its headers are set in place, not copied.
   const request = input instanceof Request && init === undefined ? input : new Request(input, init)
   request.headers.set('accept-encoding', 'identity')
-  const response = await globalThis.fetch(request)
+  const response = await runtimeFetch(request)
   const meter = meters.getStore()
   if (!meter || !response.body || response.headers.get('content-type')?.startsWith('text/event-stream'))
     return response

@@ -1,3 +1,5 @@
+import http from 'node:http'
+import https from 'node:https'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { RuntimeProcessError } from './errors.ts'
 import { describeExit, type ExitInfo, type SupervisedProcess } from './spawn-process.ts'
@@ -70,11 +72,10 @@ export interface WaitHealthyInput {
 export async function waitUntilHealthy(input: WaitHealthyInput): Promise<{ version: string }> {
   const { child, url, authorization } = input
   const outcome = await poll(input, 'before it was healthy', { min: 100, max: 1000 }, async (signal) => {
-    const response = await fetch(`${url}/global/health`, { headers: { authorization }, signal })
-    const body = (await response.json().catch(() => undefined)) as
-      | { healthy?: unknown; version?: unknown }
-      | undefined
-    if (response.ok && body?.healthy === true) return { version: String(body.version ?? 'unknown') }
+    const response = await get(`${url}/global/health`, authorization, signal)
+    const body = parseJson(response.text) as { healthy?: unknown; version?: unknown } | undefined
+    if (response.status === 200 && body?.healthy === true)
+      return { version: String(body.version ?? 'unknown') }
     return `HTTP ${response.status}`
   })
   if (outcome.ok) return outcome.value
@@ -121,9 +122,8 @@ async function warmInstance(input: WaitReadyInput & { url: string; directory: st
     'while opening the workspace',
     { min: 500, max: 10_000 },
     async (signal) => {
-      const response = await fetch(target, { headers: { authorization }, signal })
-      await response.arrayBuffer()
-      return response.ok ? true : `HTTP ${response.status}`
+      const response = await get(target, authorization, signal)
+      return response.status >= 200 && response.status < 300 ? true : `HTTP ${response.status}`
     },
   )
   if (outcome.ok) return
@@ -161,6 +161,46 @@ async function poll<T>(
     await sleep(input.intervalMs ?? 100)
   }
   return { ok: false, last }
+}
+
+/** Most bytes of an answer read here (a health answer is tens of bytes). */
+const MAX_ANSWER_BYTES = 1 << 20
+
+/**
+ * One GET over `node:http` on a connection of its own, its whole answer (at most
+ * {@link MAX_ANSWER_BYTES}, the rest dropped). Not the global fetch: it would load Node's fetch
+ * client into the supervisor's process for good (about 10 MiB) for a few health checks. Rejects
+ * with the signal's reason on abort, with the connection's error otherwise.
+ */
+function get(
+  url: string,
+  authorization: string,
+  signal: AbortSignal,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const send = url.startsWith('https:') ? https.get : http.get
+    const request = send(url, { headers: { authorization }, agent: false, signal }, (response) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      response.on('data', (chunk: Buffer) => {
+        if (size < MAX_ANSWER_BYTES) chunks.push(chunk)
+        size += chunk.length
+      })
+      response.once('end', () =>
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      )
+      response.once('error', (error) => reject(signal.aborted ? signal.reason : error))
+    })
+    request.once('error', (error) => reject(signal.aborted ? signal.reason : error))
+  })
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
 }
 
 function exitedError(child: SupervisedProcess, info: ExitInfo, when: string): RuntimeProcessError {

@@ -203,6 +203,9 @@ export interface UpstreamClient {
   readonly events: UpstreamEvents
   /** The pinned workspace directory. */
   readonly directory: string
-  /** Closes the event stream and settles pending waits. Requests in flight are not affected. */
+  /**
+   * Closes the event stream, settles pending waits and closes the default fetch's idle
+   * connections. Requests in flight are not affected.
+   */
   close(): void
 }

@@ -75,6 +75,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     newMessageId: () => newMessageId(resolved.now),
     events,
     directory: resolved.directory,
-    close: () => events.close(),
+    close: () => {
+      events.close()
+      resolved.ownFetch?.close()
+    },
   }
 }

@@ -31,6 +31,8 @@ export {
 } from './errors.ts'
 /** Per-call options (`signal`, `timeoutMs`) every method accepts last. */
 export type { CallOptions } from './invoke.ts'
+/** The default fetch: `node:http` with a keep-alive pool, without loading Node's global fetch. */
+export { createNodeFetch, type NodeFetch, type NodeFetchOptions } from './node-fetch.ts'
 /** Fresh native-format message ids (`msg_…`, time-ordered), and their shape check. */
 export { isNativeMessageId, newMessageId, type RandomBytes } from './message-id.ts'
 /** Options of `createUpstreamClient`. */

@@ -1,3 +1,5 @@
+import { createNodeFetch, type NodeFetch } from './node-fetch.ts'
+
 /** What {@link createUpstreamClient} takes. Checked once, when the client is created. */
 export interface UpstreamClientOptions {
   /** The runtime's base URL, e.g. `http://127.0.0.1:3810` (http or https, no query, no fragment). */
@@ -8,7 +10,11 @@ export interface UpstreamClientOptions {
   readonly password: string
   /** The absolute workspace directory. Every request is pinned to it; no call can name another. */
   readonly directory: string
-  /** A fetch implementation. Defaults to the global `fetch`, looked up at call time. */
+  /**
+   * A fetch implementation. Defaults to a fetch over `node:http` of the client's own
+   * ({@link createNodeFetch}: a keep-alive pool closed by `close()`), which spares the process
+   * the memory of Node's global fetch.
+   */
   readonly fetch?: typeof fetch
   /** Per-request timeout in milliseconds. Defaults to 10 000. A GET that got no answer in time (or a
    * reset connection) is sent once more, so a read can take up to twice this. */
@@ -72,6 +78,8 @@ export interface ResolvedOptions {
   readonly password: string
   readonly directory: string
   readonly fetch: typeof fetch
+  /** The default fetch's pool, when no fetch was given: closed with the client. */
+  readonly ownFetch: NodeFetch | undefined
   readonly timeoutMs: number
   readonly now: () => number
   readonly maxConcurrentRequests: number
@@ -101,17 +109,21 @@ export function resolveOptions(options: UpstreamClientOptions): ResolvedOptions 
   if (options.fairnessKey !== undefined && typeof options.fairnessKey !== 'function')
     throw new TypeError('fairnessKey must be a function')
   const events = options.events ?? {}
-  const userFetch = options.fetch
+  const maxConcurrentRequests = requestBound(options.maxConcurrentRequests)
+  // Room beyond the bound for the event stream (and a stray stream besides): the gate, not the
+  // pool, is what holds requests back.
+  const ownFetch =
+    options.fetch === undefined ? createNodeFetch({ maxSockets: maxConcurrentRequests + 4 }) : undefined
   return {
     baseUrl,
     username,
     password: options.password,
     directory,
-    // Looked up per call, so test doubles installed after creation (msw) are honoured.
-    fetch: userFetch ?? ((input, init) => globalThis.fetch(input, init)),
+    fetch: options.fetch ?? (ownFetch as NodeFetch),
+    ownFetch,
     timeoutMs: positive('timeoutMs', options.timeoutMs, 10_000),
     now: options.now ?? Date.now,
-    maxConcurrentRequests: requestBound(options.maxConcurrentRequests),
+    maxConcurrentRequests,
     fairnessKey: options.fairnessKey,
     events: {
       heartbeatTimeoutMs: positive('events.heartbeatTimeoutMs', events.heartbeatTimeoutMs, 25_000),

@@ -59,7 +59,18 @@ export interface FakeRuntime {
   readonly password: string
   readonly directory: string
   /** `{ baseUrl, username, password, directory }`, ready for `createUpstreamClient`. */
-  readonly clientOptions: { baseUrl: string; username: string; password: string; directory: string }
+  /**
+   * Options for `createUpstreamClient`. Its `fetch` is the global fetch, which msw intercepts
+   * whole: through the client's default (`node:http`) msw does not pass a cancelled body back to
+   * the fake, so an event stream a client leaves would stay open here.
+   */
+  readonly clientOptions: {
+    baseUrl: string
+    username: string
+    password: string
+    directory: string
+    fetch: typeof fetch
+  }
   /** The live state; read it in assertions, change it through the methods below. */
   readonly state: FakeState
   /** Every request received, oldest first (no credentials, no bodies). */
@@ -142,7 +153,7 @@ export function createFakeRuntime(options: FakeRuntimeOptions = {}): FakeRuntime
     username,
     password,
     directory,
-    clientOptions: { baseUrl, username, password, directory },
+    clientOptions: { baseUrl, username, password, directory, fetch: (input, init) => globalThis.fetch(input, init) },
     state,
     requests,
     get events() {

@@ -1,0 +1,340 @@
+import { getEventListeners, once } from 'node:events'
+import http from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import zlib from 'node:zlib'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createUpstreamClient } from './client.ts'
+import { createNodeFetch, type NodeFetch } from './node-fetch.ts'
+
+// The client's default fetch over node:http, against a real loopback server: what the runtime
+// client relies on (streaming, aborts, errors, decoding, a bounded keep-alive pool).
+
+interface Server {
+  readonly url: string
+  /** Connections accepted so far, and those still open. */
+  readonly accepted: () => number
+  readonly open: () => number
+  close(): Promise<void>
+}
+
+async function serve(handler: http.RequestListener): Promise<Server> {
+  const sockets = new Set<Socket>()
+  let accepted = 0
+  const server = http.createServer(handler)
+  server.on('connection', (socket) => {
+    accepted++
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    accepted: () => accepted,
+    open: () => sockets.size,
+    close: async () => {
+      for (const socket of sockets) socket.destroy()
+      server.close()
+      await once(server, 'close')
+    },
+  }
+}
+
+/** Polls `check` every 10 ms until it holds, failing after `ms`. */
+async function eventually(check: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+async function setup(handler: http.RequestListener, options?: Parameters<typeof createNodeFetch>[0]) {
+  const server = await serve(handler)
+  const nodeFetch: NodeFetch = createNodeFetch(options)
+  cleanups.push(
+    () => server.close(),
+    () => nodeFetch.close(),
+  )
+  return { server, nodeFetch }
+}
+
+describe('createNodeFetch', () => {
+  it('sends the method, headers and body of a Request, and answers status, headers and body', async () => {
+    const seen: { method?: string; header?: string; length?: string; body?: string } = {}
+    const { server, nodeFetch } = await setup((request, response) => {
+      let body = ''
+      request.on('data', (chunk) => (body += chunk))
+      request.on('end', () => {
+        Object.assign(seen, {
+          method: request.method,
+          header: request.headers['x-probe'],
+          length: request.headers['content-length'],
+          body,
+        })
+        response.writeHead(201, 'Made It', { 'content-type': 'application/json', 'x-answer': 'yes' })
+        response.end('{"ok":true}')
+      })
+    })
+    const answer = await nodeFetch(
+      new Request(`${server.url}/session?x=1`, {
+        method: 'POST',
+        headers: { 'x-probe': 'p', 'content-type': 'application/json' },
+        body: '{"a":"é"}',
+      }),
+    )
+    expect(answer.status).toBe(201)
+    expect(answer.statusText).toBe('Made It')
+    expect(answer.ok).toBe(true)
+    expect(answer.headers.get('x-answer')).toBe('yes')
+    expect(await answer.json()).toEqual({ ok: true })
+    expect(seen).toEqual({
+      method: 'POST',
+      header: 'p',
+      length: String(Buffer.byteLength('{"a":"é"}')),
+      body: '{"a":"é"}',
+    })
+  })
+
+  it('takes a URL and init as fetch does', async () => {
+    const { server, nodeFetch } = await setup((request, response) => response.end(request.url))
+    expect(await (await nodeFetch(`${server.url}/a?b=c`)).text()).toBe('/a?b=c')
+    expect(await (await nodeFetch(new URL(`${server.url}/d`), { method: 'DELETE' })).text()).toBe('/d')
+  })
+
+  it('streams the body as it arrives, through silences longer than the idle timeout', async () => {
+    let next: (() => void) | undefined
+    const { server, nodeFetch } = await setup(
+      async (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' })
+        for (const word of ['one', 'two', 'three']) {
+          response.write(`data: ${word}\n\n`)
+          // The next chunk is written only once the client has read this one.
+          await new Promise<void>((resolve) => (next = resolve))
+        }
+        response.end()
+      },
+      { idleTimeoutMs: 20 },
+    )
+    const answer = await nodeFetch(`${server.url}/event`)
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
+    const read: string[] = []
+    for (;;) {
+      const chunk = await reader.read()
+      if (chunk.done) break
+      read.push(decoder.decode(chunk.value))
+      // Quiet for ten idle timeouts before the server may write again.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      next?.()
+    }
+    expect(read.join('')).toBe('data: one\n\ndata: two\n\ndata: three\n\n')
+  })
+
+  it('an abort before the answer rejects with the reason and closes the connection', async () => {
+    const { server, nodeFetch } = await setup(() => {
+      // Never answers.
+    })
+    const controller = new AbortController()
+    const request = new Request(`${server.url}/slow`, { signal: controller.signal })
+    const pending = nodeFetch(request)
+    await eventually(() => server.open() === 1)
+    const reason = new Error('caller gave up')
+    controller.abort(reason)
+    await expect(pending).rejects.toBe(reason)
+    await eventually(() => server.open() === 0)
+    expect(getEventListeners(request.signal, 'abort')).toHaveLength(0)
+  })
+
+  it('an abort after the answer errors its body and closes the connection', async () => {
+    const { server, nodeFetch } = await setup((_request, response) => {
+      response.writeHead(200)
+      response.write('partial')
+    })
+    const controller = new AbortController()
+    const request = new Request(`${server.url}/half`, { signal: controller.signal })
+    const answer = await nodeFetch(request)
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('partial')
+    controller.abort(new Error('stop'))
+    await expect(reader.read()).rejects.toThrow('stop')
+    await eventually(() => server.open() === 0)
+    expect(getEventListeners(request.signal, 'abort')).toHaveLength(0)
+  })
+
+  it('an aborted signal rejects at once, with nothing sent', async () => {
+    const { server, nodeFetch } = await setup((_request, response) => response.end())
+    const reason = new Error('already')
+    await expect(nodeFetch(server.url, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason)
+    expect(server.accepted()).toBe(0)
+  })
+
+  it('leaves no listener on the request signal once the answer is read', async () => {
+    const { server, nodeFetch } = await setup((_request, response) => response.end('x'))
+    const controller = new AbortController()
+    for (let i = 0; i < 20; i++) {
+      const request = new Request(server.url, { signal: controller.signal })
+      const answer = await nodeFetch(request)
+      expect(getEventListeners(request.signal, 'abort')).toHaveLength(1)
+      await answer.text()
+      await eventually(() => getEventListeners(request.signal, 'abort').length === 0)
+    }
+  })
+
+  it('a cancelled body closes its connection', async () => {
+    const { server, nodeFetch } = await setup((_request, response) => {
+      response.writeHead(200)
+      response.write('first')
+    })
+    const answer = await nodeFetch(server.url)
+    await eventually(() => server.open() === 1)
+    await answer.body?.cancel()
+    await eventually(() => server.open() === 0)
+  })
+
+  it('no answer: TypeError "fetch failed" with the cause, as fetch does', async () => {
+    const { server, nodeFetch } = await setup((_request, response) => response.end())
+    const url = server.url
+    await server.close()
+    const error = await nodeFetch(url).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(TypeError)
+    expect((error as TypeError).message).toBe('fetch failed')
+    expect(((error as TypeError).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED')
+  })
+
+  it('a connection reset before the answer is a TypeError too', async () => {
+    const { server, nodeFetch } = await setup((request) => request.socket.destroy())
+    await expect(nodeFetch(server.url)).rejects.toThrow(TypeError)
+  })
+
+  it('a status Response cannot hold is a TypeError, not a crash', async () => {
+    const { server, nodeFetch } = await setup((request) => {
+      request.socket.end('HTTP/1.1 999 Odd\r\ncontent-length: 0\r\n\r\n')
+    })
+    await expect(nodeFetch(server.url)).rejects.toThrow('fetch failed')
+  })
+
+  it('decodes gzip, deflate and br bodies, keeping the header', async () => {
+    const { server, nodeFetch } = await setup((request, response) => {
+      const coding = request.url?.slice(1) ?? ''
+      const body = Buffer.from('{"big":"' + 'z'.repeat(10_000) + '"}')
+      const encoded =
+        coding === 'gzip'
+          ? zlib.gzipSync(body)
+          : coding === 'deflate'
+            ? zlib.deflateSync(body)
+            : zlib.brotliCompressSync(body)
+      response.writeHead(200, { 'content-encoding': coding, 'content-length': encoded.length })
+      response.end(encoded)
+    })
+    for (const coding of ['gzip', 'deflate', 'br']) {
+      const answer = await nodeFetch(`${server.url}/${coding}`)
+      expect(answer.headers.get('content-encoding')).toBe(coding)
+      expect(((await answer.json()) as { big: string }).big).toHaveLength(10_000)
+    }
+  })
+
+  it('a corrupt compressed body errors the body', async () => {
+    const { server, nodeFetch } = await setup((_request, response) => {
+      const good = zlib.gzipSync('hello')
+      response.writeHead(200, { 'content-encoding': 'gzip' })
+      response.end(Buffer.concat([good.subarray(0, 10), Buffer.from('garbage-garbage')]))
+    })
+    const answer = await nodeFetch(server.url)
+    await expect(answer.text()).rejects.toThrow()
+  })
+
+  it('204 and HEAD answers have no body', async () => {
+    const { server, nodeFetch } = await setup((request, response) => {
+      response.writeHead(request.method === 'HEAD' ? 200 : 204, {
+        'content-length': request.method === 'HEAD' ? 5 : 0,
+      })
+      response.end()
+    })
+    const empty = await nodeFetch(server.url, { method: 'POST' })
+    expect(empty.status).toBe(204)
+    expect(empty.body).toBeNull()
+    const head = await nodeFetch(server.url, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(head.body).toBeNull()
+  })
+
+  it('keeps connections alive and reuses them', async () => {
+    const { server, nodeFetch } = await setup((_request, response) => response.end('x'))
+    for (let i = 0; i < 30; i++) expect(await (await nodeFetch(server.url)).text()).toBe('x')
+    expect(server.accepted()).toBe(1)
+  })
+
+  it('opens at most maxSockets connections to an origin; more requests wait their turn', async () => {
+    const { server, nodeFetch } = await setup(
+      (_request, response) => setTimeout(() => response.end('x'), 20),
+      { maxSockets: 3 },
+    )
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, () => nodeFetch(server.url).then((r) => r.text())),
+    )
+    expect(answers).toEqual(Array(24).fill('x'))
+    expect(server.accepted()).toBe(3)
+  })
+
+  it('closes an idle connection after idleTimeoutMs, and close() closes the rest', async () => {
+    const { server, nodeFetch } = await setup((_request, response) => response.end('x'), {
+      idleTimeoutMs: 50,
+    })
+    await (await nodeFetch(server.url)).text()
+    await eventually(() => server.open() === 0)
+    await (await nodeFetch(server.url)).text()
+    expect(server.open()).toBe(1)
+    nodeFetch.close()
+    await eventually(() => server.open() === 0)
+  })
+
+  it('close() leaves an answer that is still streaming alone', async () => {
+    let finish: (() => void) | undefined
+    const { server, nodeFetch } = await setup((_request, response) => {
+      response.writeHead(200)
+      response.write('a')
+      finish = () => response.end('b')
+    })
+    const answer = await nodeFetch(server.url)
+    nodeFetch.close()
+    finish?.()
+    expect(await answer.text()).toBe('ab')
+  })
+
+  it('refuses other protocols and bad options', async () => {
+    const nodeFetch = createNodeFetch()
+    cleanups.push(() => nodeFetch.close())
+    await expect(nodeFetch('file:///etc/passwd')).rejects.toThrow('fetch failed')
+    expect(() => createNodeFetch({ maxSockets: 0 })).toThrow(RangeError)
+    expect(() => createNodeFetch({ idleTimeoutMs: 1.5 })).toThrow(RangeError)
+  })
+})
+
+describe("the client's default fetch", () => {
+  it('is node:http, never the global fetch, and the client closes its idle connections', async () => {
+    const { server } = await setup((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end('{}')
+    })
+    const globalFetch = vi.spyOn(globalThis, 'fetch')
+    try {
+      const client = createUpstreamClient({ baseUrl: server.url, password: 'pw', directory: '/work' })
+      expect(await client.sessionStatus()).toEqual({})
+      expect(await client.sessionStatus()).toEqual({})
+      expect(server.accepted()).toBe(1)
+      expect(server.open()).toBe(1)
+      client.close()
+      await eventually(() => server.open() === 0)
+      expect(globalFetch).not.toHaveBeenCalled()
+    } finally {
+      globalFetch.mockRestore()
+    }
+  })
+})

@@ -1,0 +1,173 @@
+import http from 'node:http'
+import https from 'node:https'
+import { Readable } from 'node:stream'
+import zlib from 'node:zlib'
+
+/** What {@link createNodeFetch} takes. */
+export interface NodeFetchOptions {
+  /**
+   * Most connections open to one origin at once (default 64); more requests wait for one to free
+   * up. The client's own bound (`maxConcurrentRequests`) is usually the tighter one; this is the
+   * pool's backstop, with room for the event stream.
+   */
+  readonly maxSockets?: number
+  /**
+   * An idle kept-alive connection is closed after this long (default 4 000 ms), before the
+   * runtime closes it itself (a request sent on a connection the server is closing fails).
+   */
+  readonly idleTimeoutMs?: number
+}
+
+/** A `fetch` over `node:http`, and the means to close its idle connections. */
+export type NodeFetch = typeof fetch & {
+  /**
+   * Closes the idle kept-alive connections. Answers still streaming are not cut; their
+   * connections stay in the pool when they end, unreferenced, and close after the idle timeout.
+   */
+  readonly close: () => void
+}
+
+const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress(),
+}
+
+/**
+ * A `fetch` for the runtime's HTTP API over `node:http`, the client's default. Node's own `fetch`
+ * (undici) loads its whole client and compiles its HTTP parser to WebAssembly on first use: about
+ * 10 MiB of memory a process then keeps for good, which for `sallyport up` was an eighth of its
+ * idle RSS. This gives the runtime client what it uses of `fetch`, and no more:
+ * - the method, headers and body of a `Request` (the body is read whole first: the runtime's
+ *   request bodies are small JSON documents);
+ * - the answer as a `Response` whose body streams as it arrives (the event stream);
+ * - the request's signal aborts the request, and the body once the answer has started; the
+ *   promise rejects with the signal's reason;
+ * - a failure before an answer rejects with `TypeError('fetch failed', { cause })`, as fetch does;
+ * - gzip, deflate and brotli bodies are decoded (the header stays, as with fetch);
+ * - redirects are not followed: a 3xx is the answer (the runtime sends none);
+ * - connections are kept alive in one pool per origin (see {@link NodeFetchOptions}).
+ *
+ * @example
+ * const client = createUpstreamClient({ baseUrl, password, directory, fetch: createNodeFetch() })
+ */
+export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
+  const maxSockets = options.maxSockets ?? 64
+  const idleTimeoutMs = options.idleTimeoutMs ?? 4_000
+  if (!Number.isInteger(maxSockets) || maxSockets < 1)
+    throw new RangeError('maxSockets must be a positive integer')
+  if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1)
+    throw new RangeError('idleTimeoutMs must be a positive integer')
+  // `timeout` applies to idle sockets only: the agent destroys a free socket that times out; on
+  // a socket in use the request merely emits 'timeout', which nothing here listens to (each call
+  // has its own deadline, and the event stream its heartbeat watch).
+  const agents = {
+    'http:': new http.Agent({ keepAlive: true, maxSockets, timeout: idleTimeoutMs, scheduling: 'lifo' }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets, timeout: idleTimeoutMs, scheduling: 'lifo' }),
+  }
+  const nodeFetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    const request = input instanceof Request && init === undefined ? input : new Request(input, init)
+    const { signal } = request
+    signal.throwIfAborted()
+    const url = new URL(request.url)
+    const protocol = url.protocol === 'http:' || url.protocol === 'https:' ? url.protocol : undefined
+    if (protocol === undefined)
+      throw new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${url.protocol}`) })
+    const body = request.body === null ? undefined : Buffer.from(await request.arrayBuffer())
+    signal.throwIfAborted()
+    const headers: Record<string, string> = {}
+    for (const [name, value] of request.headers) headers[name] = value
+    if (body !== undefined) headers['content-length'] = String(body.length)
+    else if (!['GET', 'HEAD'].includes(request.method)) headers['content-length'] = '0'
+    const send = protocol === 'http:' ? http.request : https.request
+    return new Promise<Response>((resolve, reject) => {
+      let answered = false
+      let response: http.IncomingMessage | undefined
+      const onAbort = (): void => {
+        const reason: unknown = signal.reason
+        // Before the answer: the promise rejects; after it: the body stream errors.
+        if (!answered) reject(reason)
+        const error =
+          reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError')
+        if (response) response.destroy(error)
+        outgoing.destroy(error)
+      }
+      const release = (): void => signal.removeEventListener('abort', onAbort)
+      const outgoing = send(url, { method: request.method, headers, agent: agents[protocol] }, (incoming) => {
+        response = incoming
+        answered = true
+        incoming.once('close', release)
+        let answer: Response
+        try {
+          answer = toResponse(request, incoming)
+        } catch (error) {
+          release()
+          incoming.destroy()
+          reject(new TypeError('fetch failed', { cause: error }))
+          return
+        }
+        resolve(answer)
+      })
+      outgoing.once('error', (error) => {
+        if (answered) return
+        release()
+        reject(signal.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }))
+      })
+      signal.addEventListener('abort', onAbort, { once: true })
+      outgoing.end(body)
+    })
+  }
+  // Only the idle connections: `Agent.destroy()` would also cut the answers still streaming.
+  const close = (): void => {
+    for (const agent of Object.values(agents))
+      for (const sockets of Object.values(agent.freeSockets))
+        for (const socket of sockets ?? []) socket.destroy()
+  }
+  return Object.assign(nodeFetch, { close })
+}
+
+/** A reason phrase `Response` accepts. */
+const REASON = /^[\t\x20-\x7e\x80-\xff]*$/
+
+/** Statuses whose answer has no body, whatever the server sends. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
+
+/** The `Response` of one answer; throws when the answer cannot be one (a status out of range). */
+function toResponse(request: Request, incoming: http.IncomingMessage): Response {
+  const status = incoming.statusCode ?? 0
+  const headers = new Headers()
+  for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) {
+    const name = incoming.rawHeaders[i] as string
+    const value = incoming.rawHeaders[i + 1] as string
+    try {
+      headers.append(name, value)
+    } catch {
+      // A header value fetch would refuse (a stray control character) is left out, not fatal.
+    }
+  }
+  if (request.method === 'HEAD' || NULL_BODY_STATUSES.has(status)) {
+    incoming.resume()
+    return new Response(null, {
+      status,
+      statusText: REASON.test(incoming.statusMessage ?? '') ? incoming.statusMessage : '',
+      headers,
+    })
+  }
+  const coding = incoming.headers['content-encoding']?.trim().toLowerCase()
+  const decoder = coding === undefined ? undefined : DECODERS[coding]
+  let source: Readable = incoming
+  if (decoder) {
+    const decoded = decoder()
+    incoming.once('error', (error) => (decoded as unknown as Readable).destroy(error))
+    ;(decoded as unknown as Readable).once('close', () => incoming.destroy())
+    source = incoming.pipe(decoded) as unknown as Readable
+  }
+  const statusText = incoming.statusMessage ?? ''
+  return new Response(Readable.toWeb(source) as ReadableStream<Uint8Array>, {
+    status,
+    // A reason phrase fetch would refuse is dropped, not fatal.
+    statusText: REASON.test(statusText) ? statusText : '',
+    headers,
+  })
+}
