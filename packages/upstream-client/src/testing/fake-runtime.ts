@@ -153,7 +153,13 @@ export function createFakeRuntime(options: FakeRuntimeOptions = {}): FakeRuntime
     username,
     password,
     directory,
-    clientOptions: { baseUrl, username, password, directory, fetch: (input, init) => globalThis.fetch(input, init) },
+    clientOptions: {
+      baseUrl,
+      username,
+      password,
+      directory,
+      fetch: (input, init) => globalThis.fetch(input, init),
+    },
     state,
     requests,
     get events() {
