@@ -238,6 +238,34 @@ describe('the return to live', () => {
     await vi.advanceTimersByTimeAsync(0)
     expect(a.wakes).toHaveLength(2)
   })
+
+  it('checks a burst of events once, after the whole burst (an answer completed, then idle)', async () => {
+    const t = setup({ statuses: undefined })
+    t.live(true)
+    // What the check sees of the runtime: the state the events announced so far.
+    let announced = 'busy'
+    const seen: string[] = []
+    const wakes: number[] = []
+    void t.events.waitUntil(
+      S,
+      async (wake) => {
+        seen.push(announced)
+        wakes.push(wake.sequence)
+        return undefined
+      },
+      { timeoutMs: 60_000 },
+    )
+    await vi.advanceTimersByTimeAsync(0)
+    expect(seen).toEqual(['busy'])
+    const before = t.events.sequence
+    t.emit('message.updated', { sessionID: S, info: { id: 'msg_a', sessionID: S } })
+    announced = 'idle'
+    t.emit('session.status', { sessionID: S, status: { type: 'idle' } })
+    t.emit('session.idle', { sessionID: S })
+    await vi.advanceTimersByTimeAsync(0)
+    expect(seen).toEqual(['busy', 'idle'])
+    expect(wakes[1]).toBe(before + 3)
+  })
 })
 
 describe('the status probe of a silent live stream', () => {

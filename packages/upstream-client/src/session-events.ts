@@ -79,8 +79,11 @@ export interface UpstreamEvents {
    * most every `pollMs` while the stream is not live (one poll per session, shared by its waits),
    * and when a status probe of a silent stream finds the session's run status changed without its
    * event. Resolves with the first result that is not `undefined`, or `undefined` at the deadline.
-   * Checks never overlap; an event during a check queues one more run. Each run is told which
-   * wake sequence it must reflect ({@link CheckWake}). Rejects if `check` throws or `signal` aborts.
+   * Checks never overlap; an event during a check queues one more run. An event's check starts
+   * once the events that arrived with it are dispatched (the runtime announces the end of a run
+   * with a burst: the answer's update, then the idle status), so one check sees the whole burst.
+   * Each run is told which wake sequence it must reflect ({@link CheckWake}). Rejects if `check`
+   * throws or `signal` aborts.
    */
   waitUntil<T>(
     sessionId: string,
@@ -465,13 +468,22 @@ export function createSessionEvents(
           wake: trigger,
         }
         watch.waiters.add(waiter)
+        // An event's check waits for the rest of its burst: events read from the stream together
+        // are dispatched before the check looks (one check per burst, not one plus a re-run; and
+        // an end announced as "answer completed, then idle" is checked once the idle is in).
+        let soon: ReturnType<typeof setImmediate> | undefined
         const offSession = onSession(sessionId, (event) => {
-          if (!waitOptions.relevant || waitOptions.relevant(event)) void trigger()
+          if (soon !== undefined || (waitOptions.relevant && !waitOptions.relevant(event))) return
+          soon = setImmediate(() => {
+            soon = undefined
+            void trigger()
+          })
         })
         void trigger()
         scheduleProbe()
         return () => {
           done = true
+          clearImmediate(soon)
           offSession()
           unwatch(sessionId, watch, waiter)
         }
