@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RuntimePort, RuntimeSession, RuntimeStatus, RuntimeWake } from '../runtime/port.js'
+import type { RuntimePort, RuntimeSession, RuntimeStatus, RuntimeTodo, RuntimeWake } from '../runtime/port.js'
 import type { TurnMessage } from './derive-job-state.js'
 import { type JobContext, waitForJob } from './job-status.js'
 import { jobContext } from './test-context.js'
@@ -22,6 +22,8 @@ function countingRuntime(options: {
   countsEvents: boolean
   /** The port's event view (`eventStatusOf`); absent: the port has none. */
   view?: () => RuntimeStatus | undefined
+  /** The port's todo view (`eventTodosOf`); absent: the port has none. */
+  todoView?: () => RuntimeTodo[] | undefined
 }) {
   const reads = { status: 0, messages: 0, permissions: 0, questions: 0, diff: 0, todos: 0 }
   let status: RuntimeStatus = 'busy'
@@ -58,6 +60,7 @@ function countingRuntime(options: {
     },
     ...(options.countsEvents && { eventSequence: () => sequence }),
     ...(options.view && { eventStatusOf: options.view }),
+    ...(options.todoView && { eventTodosOf: options.todoView }),
     waitUntil: <T>(
       _id: string,
       check: (wake?: RuntimeWake) => Promise<T | undefined>,
@@ -319,6 +322,47 @@ describe("the event stream's idle stands for the status read", () => {
     expect(rt.reads.diff - before.diff).toBe(1)
     expect(rt.reads.todos - before.todos).toBe(1)
     expect(rt.reads.permissions - before.permissions).toBe(0)
+  })
+
+  it(`${N} waiters woken by the end of the run, the todos known to the event view: one read (the messages)`, async () => {
+    let view: RuntimeStatus | undefined = 'busy'
+    const todos: RuntimeTodo[] = [{ content: 'check output', status: 'completed', priority: 'high' }]
+    const rt = countingRuntime({ countsEvents: true, view: () => view, todoView: () => todos })
+    const ctx = context(rt.port)
+    const waits = Array.from({ length: N }, () => waitForJob(ctx, SESSION, job, 10_000))
+    await settle()
+    const before = { ...rt.reads }
+    rt.emit(() => {
+      rt.complete()
+      view = 'idle'
+    })
+    const results = await Promise.all(waits)
+    expect(results.every((r) => r.status === 'completed' && r.todos?.length === 1)).toBe(true)
+    expect(results[0]).toMatchObject({
+      todos: [{ content: 'check output', status: 'completed', priority: 'high' }],
+    })
+    expect(rt.reads.messages - before.messages).toBe(1)
+    expect(rt.reads.todos - before.todos).toBe(0)
+    expect(rt.reads.status - before.status).toBe(0)
+  })
+
+  it('the todo view is used only beside the event view’s idle: a status read, or a view that does not know, reads the todos', async () => {
+    const known: RuntimeTodo[] = [{ content: 'from the view', status: 'pending' }]
+    // The status read from the runtime (view busy or out of sync): the todo view may lag it.
+    for (const shown of [undefined, 'busy'] as const) {
+      const rt = countingRuntime({ countsEvents: true, view: () => shown, todoView: () => known })
+      rt.complete()
+      const snapshot = await readTurn(rt.port, SESSION.id, { outcomeOf: job.messageId })
+      const [, todos] = await snapshot.outcome(job.messageId)
+      expect(rt.reads.todos).toBe(1)
+      expect(todos).toEqual([])
+    }
+    // The idle from the event view, a session the todo view does not know: read.
+    const rt = countingRuntime({ countsEvents: true, view: () => 'idle', todoView: () => undefined })
+    rt.complete()
+    const snapshot = await readTurn(rt.port, SESSION.id, { outcomeOf: job.messageId })
+    await snapshot.outcome(job.messageId)
+    expect(rt.reads.todos).toBe(1)
   })
 
   it('a view out of sync (stream down) or showing the session busy: the status is read', async () => {

@@ -33,7 +33,9 @@ import type { TurnMessage } from './derive-job-state.js'
 // would have said, and the messages are read after it: the order above still holds. A waiter
 // woken by the runtime's idle event therefore answers after ONE round of reads (messages, diff
 // and todos at once). Not for a confirming re-read (`ReadNeed.after`) nor after the caller's own
-// change (`fresh`): those read the runtime's status, as decisions do.
+// change (`fresh`): those read the runtime's status, as decisions do. With that `idle`, the todos
+// come from the event view too when it knows the session (`RuntimePort.eventTodosOf`: complete up
+// to the same last event), and the waiter's one round is one read: its messages.
 
 /** One consistent read of a session's run: status (read, or the event view's idle), then messages, then pending asks. */
 export interface TurnSnapshot {
@@ -164,7 +166,10 @@ async function readOnce(
   const outcome = (messageId: string): Promise<[RuntimeFileDiff[], RuntimeTodo[]]> => {
     let read = outcomes.get(messageId)
     if (!read) {
-      read = Promise.all([diffOf(messageId), runtime.todos(sessionId)])
+      // With the status from the event view, its todos too (known up to the same last event):
+      // a waiter woken by the end of a run then needs one read, its messages.
+      const known = flight.fromEvents ? runtime.eventTodosOf?.(sessionId) : undefined
+      read = Promise.all([diffOf(messageId), known ? Promise.resolve(known) : runtime.todos(sessionId)])
       outcomes.set(messageId, read)
       // A failed read is not kept: the next caller asks again.
       read.catch(() => outcomes.delete(messageId))

@@ -177,6 +177,14 @@ export interface RuntimePort {
   messages(id: string, options?: { from?: string }): Promise<RuntimeMessage[]>
   prompt(id: string, input: { messageId: string; agent: string; text: string }): Promise<void>
   todos(id: string): Promise<RuntimeTodo[]>
+  /**
+   * The session's todos as the runtime's event stream left them, with no read; `undefined` when
+   * the port does not know them (stream not live, session not seen created or updated since it
+   * went live: see `todo-view.ts`). Complete up to the last event received, so it is as good as a
+   * todo read made then: `turn-reads.ts` uses it beside an `idle` from `eventStatusOf`. Absent:
+   * every read asks the runtime.
+   */
+  eventTodosOf?(id: string): RuntimeTodo[] | undefined
   messageDiff(id: string, messageId: string): Promise<RuntimeFileDiff[]>
   /**
    * What `messageDiff` would answer, taken from messages already read (the runtime answers it

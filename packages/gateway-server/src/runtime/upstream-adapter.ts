@@ -16,6 +16,7 @@ import type {
 } from './port.js'
 import { createReadSharing } from './share-next.js'
 import { createStatusView } from './status-view.js'
+import { createTodoView } from './todo-view.js'
 
 // Events after which a job's state may have changed. Streaming part updates are left out on
 // purpose: they arrive per token and would re-run the status check for nothing.
@@ -110,6 +111,7 @@ const statusType = (type: string | undefined): RuntimeStatus =>
 /** The gateway's `RuntimePort` over `@sallyport/upstream-client` (directory pinned by the client). */
 export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
   const view = createStatusView(client)
+  const todoView = createTodoView(client)
   // Listings from the newest session are shared among callers (`share-next.ts`): however many
   // credentials list at once, the runtime reads at most one such listing per size at a time, and
   // every caller still gets one that started after it called. The sessions are shared read-only.
@@ -174,7 +176,11 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
     viewStatusOf: async (id) => view.get(id) ?? (await viewFallback('all')).get(id) ?? 'idle',
     viewStatuses: async () => view.all() ?? viewFallback('all'),
     eventStatusOf: (id) => view.get(id),
-    close: () => view.close(),
+    eventTodosOf: (id) => todoView.get(id),
+    close: () => {
+      view.close()
+      todoView.close()
+    },
     messages: async (id, options) => {
       const from = options?.from
       if (from === undefined) return (await client.listMessages(id)).messages

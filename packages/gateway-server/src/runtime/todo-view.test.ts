@@ -1,0 +1,141 @@
+import type { RawEvent } from '@sallyport/upstream-client'
+import { describe, expect, it } from 'vitest'
+import { createTodoView, MAX_SESSIONS, MAX_TODO_CHARS, MAX_TODOS } from './todo-view.js'
+
+/** A stand-in for the upstream client's event stream, driven by the test. */
+function fakeStream() {
+  let eventHandler: ((e: RawEvent, size: number) => void) | undefined
+  let connectionHandler: ((c: boolean) => void) | undefined
+  const source = {
+    events: {
+      connected: false,
+      onEvent: (h: (e: RawEvent, size: number) => void) => {
+        eventHandler = h
+        return () => {
+          eventHandler = undefined
+        }
+      },
+      onConnectionChange: (h: (c: boolean) => void) => {
+        connectionHandler = h
+        return () => {
+          connectionHandler = undefined
+        }
+      },
+    },
+  }
+  return {
+    source,
+    connect: (connected: boolean) => {
+      source.events.connected = connected
+      connectionHandler?.(connected)
+    },
+    emit: (type: string, properties: Record<string, unknown>) => eventHandler?.({ type, properties }, 0),
+    created: (id: string) =>
+      eventHandler?.({ type: 'session.created', properties: { sessionID: id, info: { id } } }, 0),
+    todos: (id: string, todos: unknown) =>
+      eventHandler?.({ type: 'todo.updated', properties: { sessionID: id, todos } }, 0),
+  }
+}
+
+const todo = (content: string) => ({ content, status: 'pending', priority: 'high' })
+
+describe('createTodoView', () => {
+  it('knows a session seen created (no todos) or updated on the live stream, and nothing else', () => {
+    const f = fakeStream()
+    const view = createTodoView(f.source)
+    f.connect(true)
+    expect(view.get('s0')).toBeUndefined()
+    f.created('s1')
+    expect(view.get('s1')).toEqual([])
+    f.todos('s1', [todo('a'), todo('b')])
+    expect(view.get('s1')).toEqual([todo('a'), todo('b')])
+    // A list updated for a session created before the stream went live: the whole list came.
+    f.todos('s2', [todo('c')])
+    expect(view.get('s2')).toEqual([todo('c')])
+  })
+
+  it('forgets a deleted session', () => {
+    const f = fakeStream()
+    const view = createTodoView(f.source)
+    f.connect(true)
+    f.todos('s1', [todo('a')])
+    f.emit('session.deleted', { sessionID: 's1', info: { id: 's1' } })
+    expect(view.get('s1')).toBeUndefined()
+  })
+
+  it('knows nothing while the stream is not live, and starts from nothing after a drop or a stall', () => {
+    const f = fakeStream()
+    const view = createTodoView(f.source)
+    // Events before the stream is live (as reported) are not learned.
+    f.created('s0')
+    f.connect(true)
+    expect(view.get('s0')).toBeUndefined()
+    f.created('s1')
+    f.connect(false)
+    expect(view.get('s1')).toBeUndefined()
+    // Events may have been missed meanwhile: what it knew before is gone for good.
+    f.connect(true)
+    expect(view.get('s1')).toBeUndefined()
+    f.todos('s1', [todo('new')])
+    expect(view.get('s1')).toEqual([todo('new')])
+  })
+
+  it('does not keep a list it cannot read, or one too large: those are read from the runtime', () => {
+    const f = fakeStream()
+    const view = createTodoView(f.source)
+    f.connect(true)
+    f.todos('s1', [todo('a')])
+    f.todos('s1', [{ content: 42 }])
+    expect(view.get('s1')).toBeUndefined()
+    f.todos('s2', 'not a list')
+    expect(view.get('s2')).toBeUndefined()
+    f.todos(
+      's3',
+      Array.from({ length: MAX_TODOS + 1 }, (_, i) => todo(`t${i}`)),
+    )
+    expect(view.get('s3')).toBeUndefined()
+    f.todos('s4', [todo('x'.repeat(MAX_TODO_CHARS))])
+    expect(view.get('s4')).toBeUndefined()
+    f.todos(
+      's5',
+      Array.from({ length: MAX_TODOS }, (_, i) => todo(`t${i}`)),
+    )
+    expect(view.get('s5')).toHaveLength(MAX_TODOS)
+  })
+
+  it('gives the fields the port reads and a copy callers may change', () => {
+    const f = fakeStream()
+    const view = createTodoView(f.source)
+    f.connect(true)
+    f.todos('s1', [{ ...todo('a'), id: 'runtime-id', extra: { big: true } }])
+    const [first] = view.get('s1') ?? []
+    expect(first).toEqual(todo('a'))
+    if (first) first.content = 'changed'
+    expect(view.get('s1')).toEqual([todo('a')])
+  })
+
+  it(`keeps at most ${MAX_SESSIONS} sessions, forgetting the least recently learned`, () => {
+    const f = fakeStream()
+    const view = createTodoView(f.source)
+    f.connect(true)
+    for (let i = 0; i <= MAX_SESSIONS; i++) f.created(`s${i}`)
+    expect(view.get('s0')).toBeUndefined()
+    expect(view.get('s1')).toEqual([])
+    // Learned again: the newest now.
+    f.todos('s1', [todo('a')])
+    f.created('extra')
+    expect(view.get('s1')).toEqual([todo('a')])
+    expect(view.get('s2')).toBeUndefined()
+  })
+
+  it('stops learning once closed', () => {
+    const f = fakeStream()
+    const view = createTodoView(f.source)
+    f.connect(true)
+    f.created('s1')
+    view.close()
+    expect(view.get('s1')).toBeUndefined()
+    f.created('s2')
+    expect(view.get('s2')).toBeUndefined()
+  })
+})

@@ -1,0 +1,108 @@
+import { type RawEvent, TodoSchema, type UpstreamClient } from '@sallyport/upstream-client'
+import { z } from 'zod'
+import type { RuntimeTodo } from './port.js'
+
+/**
+ * Sessions' todo lists kept from the runtime's event stream, so that a job woken by the end of
+ * its run answers after one read (its messages) instead of two (`jobs/turn-reads.ts`).
+ *
+ * The runtime writes a session's todos in one place, which publishes `todo.updated` with the
+ * whole list; a session starts with none (a fork copies none: measured on opencode 1.18.33); a
+ * deleted session has none. So the view knows a session's list exactly when it has seen, on one
+ * unbroken live stream, the session created or its list updated: from then on every change
+ * reaches it in order. It knows nothing of the others (created before the stream went live,
+ * or forgotten), nor anything at all while the stream is not live; after a drop or a stall it
+ * starts again from nothing, as what it missed cannot be told. Callers read the runtime when it
+ * does not know.
+ *
+ * Bounded: at most {@link MAX_SESSIONS} sessions (the least recently learned are forgotten), and
+ * a list longer than {@link MAX_TODOS} items or {@link MAX_TODO_CHARS} characters is not kept.
+ */
+export interface TodoView {
+  /** The session's todos as its events left them, or `undefined` when the view does not know. */
+  get(sessionId: string): RuntimeTodo[] | undefined
+  close(): void
+}
+
+/** Sessions whose lists are kept at most. */
+export const MAX_SESSIONS = 4_096
+/** Items of a list kept at most; a longer list is read from the runtime. */
+export const MAX_TODOS = 64
+/** Characters of a list's strings kept at most; a larger list is read from the runtime. */
+export const MAX_TODO_CHARS = 16_384
+
+/** What the view needs of the upstream client (a structural subset, so tests can stand in). */
+interface Source {
+  events: Pick<UpstreamClient['events'], 'onEvent' | 'onConnectionChange' | 'connected'>
+}
+
+const TodoList = z.array(TodoSchema)
+const NONE: readonly RuntimeTodo[] = Object.freeze([])
+
+/** The list as the port's `todos` gives it (the same fields), or `undefined` when it is too large to keep. */
+function keepable(todos: z.output<typeof TodoList>): readonly RuntimeTodo[] | undefined {
+  if (todos.length > MAX_TODOS) return undefined
+  let chars = 0
+  const kept: RuntimeTodo[] = []
+  for (const todo of todos) {
+    chars += todo.content.length + todo.status.length + todo.priority.length
+    if (chars > MAX_TODO_CHARS) return undefined
+    kept.push(Object.freeze({ content: todo.content, status: todo.status, priority: todo.priority }))
+  }
+  return Object.freeze(kept)
+}
+
+export function createTodoView(client: Source): TodoView {
+  const lists = new Map<string, readonly RuntimeTodo[]>()
+
+  const learn = (sessionId: string, todos: readonly RuntimeTodo[] | undefined): void => {
+    lists.delete(sessionId)
+    if (todos === undefined) return
+    lists.set(sessionId, todos)
+    if (lists.size > MAX_SESSIONS) lists.delete(lists.keys().next().value as string)
+  }
+
+  function onEvent(event: RawEvent): void {
+    if (!client.events.connected) return
+    const props = (event.properties ?? {}) as {
+      sessionID?: unknown
+      info?: { id?: unknown }
+      todos?: unknown
+    }
+    switch (event.type) {
+      case 'session.created': {
+        const id = props.info?.id ?? props.sessionID
+        if (typeof id === 'string') learn(id, NONE)
+        return
+      }
+      case 'todo.updated': {
+        if (typeof props.sessionID !== 'string') return
+        const parsed = TodoList.safeParse(props.todos)
+        // A list the view cannot read is not known: the runtime is asked instead.
+        learn(props.sessionID, parsed.success ? keepable(parsed.data) : undefined)
+        return
+      }
+      case 'session.deleted': {
+        const id = props.info?.id ?? props.sessionID
+        if (typeof id === 'string') lists.delete(id)
+        return
+      }
+    }
+  }
+
+  // Any change of the connection ends what the view knew: events may have been missed.
+  const offConnection = client.events.onConnectionChange(() => lists.clear())
+  const offEvents = client.events.onEvent(onEvent)
+
+  return {
+    get: (sessionId) => {
+      if (!client.events.connected) return undefined
+      return lists.get(sessionId)?.map((todo) => ({ ...todo }))
+    },
+    close() {
+      offEvents()
+      offConnection()
+      lists.clear()
+    },
+  }
+}
