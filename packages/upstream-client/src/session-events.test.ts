@@ -239,7 +239,7 @@ describe('the return to live', () => {
     expect(a.wakes).toHaveLength(2)
   })
 
-  it('checks a burst of events once, after the whole burst (an answer completed, then idle)', async () => {
+  it('with afterBurst: checks a burst of events once, after the whole burst (an answer completed, then idle)', async () => {
     const t = setup({ statuses: undefined })
     t.live(true)
     // What the check sees of the runtime: the state the events announced so far.
@@ -253,7 +253,7 @@ describe('the return to live', () => {
         wakes.push(wake.sequence)
         return undefined
       },
-      { timeoutMs: 60_000 },
+      { timeoutMs: 60_000, afterBurst: true },
     )
     await vi.advanceTimersByTimeAsync(0)
     expect(seen).toEqual(['busy'])
@@ -265,6 +265,28 @@ describe('the return to live', () => {
     await vi.advanceTimersByTimeAsync(0)
     expect(seen).toEqual(['busy', 'idle'])
     expect(wakes[1]).toBe(before + 3)
+  })
+
+  it('without afterBurst: checks at the first event of a burst (a check that must see each transition)', async () => {
+    const t = setup({ statuses: undefined })
+    t.live(true)
+    let announced = 'idle'
+    const seen: string[] = []
+    void t.events.waitUntil(
+      S,
+      async () => {
+        seen.push(announced)
+        return undefined
+      },
+      { timeoutMs: 60_000 },
+    )
+    await vi.advanceTimersByTimeAsync(0)
+    announced = 'busy'
+    t.emit('session.status', { sessionID: S, status: { type: 'busy' } })
+    announced = 'idle'
+    t.emit('session.status', { sessionID: S, status: { type: 'idle' } })
+    await vi.advanceTimersByTimeAsync(0)
+    expect(seen.slice(0, 2)).toEqual(['idle', 'busy'])
   })
 })
 

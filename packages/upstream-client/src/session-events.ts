@@ -20,6 +20,14 @@ export interface WaitUntilOptions extends WaitForOptions {
   readonly pollMs?: number
   /** Which of the session's events should re-run the check. Default: every one. */
   readonly relevant?: (event: SessionEvent) => boolean
+  /**
+   * An event's check waits until the events that arrived with it are dispatched, so one check
+   * sees a whole burst (the runtime announces the end of a run as "answer completed", then
+   * "idle", at once). For checks that read the state as it is now; not for one that must see
+   * each transition (a busy and an idle in one burst would look like no run at all). Default: an
+   * event's check starts at once.
+   */
+  readonly afterBurst?: boolean
 }
 
 /** Why {@link UpstreamEvents.waitUntil} runs its check. */
@@ -79,11 +87,9 @@ export interface UpstreamEvents {
    * most every `pollMs` while the stream is not live (one poll per session, shared by its waits),
    * and when a status probe of a silent stream finds the session's run status changed without its
    * event. Resolves with the first result that is not `undefined`, or `undefined` at the deadline.
-   * Checks never overlap; an event during a check queues one more run. An event's check starts
-   * once the events that arrived with it are dispatched (the runtime announces the end of a run
-   * with a burst: the answer's update, then the idle status), so one check sees the whole burst.
-   * Each run is told which wake sequence it must reflect ({@link CheckWake}). Rejects if `check`
-   * throws or `signal` aborts.
+   * Checks never overlap; an event during a check queues one more run (with `afterBurst`, once
+   * the events that arrived with it are dispatched). Each run is told which wake sequence it must
+   * reflect ({@link CheckWake}). Rejects if `check` throws or `signal` aborts.
    */
   waitUntil<T>(
     sessionId: string,
@@ -468,12 +474,14 @@ export function createSessionEvents(
           wake: trigger,
         }
         watch.waiters.add(waiter)
-        // An event's check waits for the rest of its burst: events read from the stream together
-        // are dispatched before the check looks (one check per burst, not one plus a re-run; and
-        // an end announced as "answer completed, then idle" is checked once the idle is in).
+        // With `afterBurst`, an event's check waits for the rest of its burst: events read from
+        // the stream together are dispatched before the check looks (one check per burst, not one
+        // plus a re-run; an end announced as "answer completed, then idle" is checked with the
+        // idle in).
         let soon: ReturnType<typeof setImmediate> | undefined
         const offSession = onSession(sessionId, (event) => {
           if (soon !== undefined || (waitOptions.relevant && !waitOptions.relevant(event))) return
+          if (!waitOptions.afterBurst) return void trigger()
           soon = setImmediate(() => {
             soon = undefined
             void trigger()

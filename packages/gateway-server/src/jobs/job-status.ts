@@ -296,7 +296,8 @@ export async function waitForJob(
         lastRunning = status
         return undefined
       },
-      { timeoutMs: Math.max(0, deadline - now()), ...(signal && { signal }) },
+      // Read as it is now: a burst of events (the end of a run) is checked once, whole.
+      { timeoutMs: Math.max(0, deadline - now()), afterBurst: true, ...(signal && { signal }) },
     )
     if (settled !== RETRY) {
       // At the deadline the last check stands: any change since would have woken a new one (its

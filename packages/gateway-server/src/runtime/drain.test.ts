@@ -5,9 +5,11 @@ import type { RuntimePort } from './port.js'
 /** A port whose waits last until their signal aborts (rejecting with its reason), like the real one. */
 function waitingPort() {
   let healthyCalls = 0
+  const given: Array<{ timeoutMs: number; signal?: AbortSignal; afterBurst?: boolean }> = []
   const port = {
-    waitUntil: (_id: string, _check: unknown, options: { timeoutMs: number; signal?: AbortSignal }) =>
+    waitUntil: (_id: string, _check: unknown, options: (typeof given)[number]) =>
       new Promise((_, reject) => {
+        given.push(options)
         options.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true })
       }),
     async healthy() {
@@ -15,7 +17,7 @@ function waitingPort() {
       return this === port
     },
   } as unknown as RuntimePort
-  return { port, healthyCalls: () => healthyCalls }
+  return { port, healthyCalls: () => healthyCalls, given }
 }
 
 describe('drainableRuntime', () => {
@@ -42,6 +44,17 @@ describe('drainableRuntime', () => {
     ).rejects.toThrow('gone')
     expect(await runtime.healthy()).toBe(true) // called on the port itself
     expect(healthyCalls()).toBe(1)
+  })
+
+  it("hands the wait's options to the port (its own signal in place of the caller's)", async () => {
+    const drain = new AbortController()
+    const { port, given } = waitingPort()
+    const runtime = drainableRuntime(port, drain.signal)
+    const wait = runtime.waitUntil('s', async () => undefined, { timeoutMs: 1234, afterBurst: true })
+    expect(given[0]).toMatchObject({ timeoutMs: 1234, afterBurst: true })
+    expect(given[0]?.signal).toBeInstanceOf(AbortSignal)
+    drain.abort()
+    expect(await wait).toBeUndefined()
   })
 })
 

@@ -20,7 +20,7 @@ export function drainableRuntime(runtime: RuntimePort, drain: AbortSignal): Runt
   const waitUntil = <T>(
     sessionId: string,
     check: Parameters<RuntimePort['waitUntil']>[1],
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: Parameters<RuntimePort['waitUntil']>[2],
   ): Promise<T | undefined> => {
     if (options.signal?.aborted) return Promise.reject(options.signal.reason)
     if (drain.aborted) return Promise.resolve(undefined)
@@ -30,10 +30,7 @@ export function drainableRuntime(runtime: RuntimePort, drain: AbortSignal): Runt
     drain.addEventListener('abort', onDrain, { once: true })
     options.signal?.addEventListener('abort', onCaller, { once: true })
     return (
-      runtime.waitUntil(sessionId, check, {
-        timeoutMs: options.timeoutMs,
-        signal: local.signal,
-      }) as Promise<T | undefined>
+      runtime.waitUntil(sessionId, check, { ...options, signal: local.signal }) as Promise<T | undefined>
     )
       .catch((error: unknown) => {
         if (local.signal.reason === DRAINED) return undefined

@@ -219,11 +219,14 @@ export interface RuntimePort {
    * Resolves with the first non-undefined result of `check`, run once now and again whenever
    * the session changes (or on a poll while the event stream is down), or `undefined` at the
    * deadline. `wake` (when the port counts events) names the event the run must reflect.
+   * `afterBurst`: an event's check waits until the events that arrived with it are in (one check
+   * sees the runtime's "answer completed, then idle" whole); only for checks that read the state
+   * as it is, never for one that must see each transition.
    */
   waitUntil<T>(
     sessionId: string,
     check: (wake?: RuntimeWake) => Promise<T | undefined>,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: { timeoutMs: number; signal?: AbortSignal; afterBurst?: boolean },
   ): Promise<T | undefined>
   healthy(): Promise<boolean>
   /** Releases what the port holds (subscriptions); not the upstream client itself. */

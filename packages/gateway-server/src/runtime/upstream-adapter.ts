@@ -257,6 +257,7 @@ export function runtimeFromUpstream(client: UpstreamClient): RuntimePort {
       client.events.waitUntil(sessionId, check, {
         timeoutMs: options.timeoutMs,
         ...(options.signal && { signal: options.signal }),
+        ...(options.afterBurst && { afterBurst: true }),
         relevant: (event) => JOB_EVENTS.has(event.type),
       }),
     healthy: async () => {
