@@ -34,8 +34,8 @@ export interface WaitUntilOptions extends WaitForOptions {
 export interface CheckWake {
   /**
    * The wake sequence number ({@link UpstreamEvents.sequence}) the check must see the effect
-   * of: the number of the event that woke it, or the current number for the first check, a
-   * poll, a probe or a reconnect (each of which counts one). A read started while `sequence` is
+   * of: the number when the check starts (at least that of the event that woke it; the first
+   * check, a poll, a probe and a reconnect each count one). A read started while `sequence` is
    * at least this value is fresh enough (this lets many waiters of one session share one read
    * per event).
    */

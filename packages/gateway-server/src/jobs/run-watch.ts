@@ -27,6 +27,8 @@ export async function watchRunEnd(
     const lookedAt = now()
     let ended: true | undefined
     try {
+      // Checked at each event, not once per burst (`afterBurst`): the watch must see the busy of a
+      // run whose busy and idle come in one burst.
       ended = await runtime.waitUntil(
         sessionId,
         async () => {

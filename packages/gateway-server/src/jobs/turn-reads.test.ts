@@ -26,6 +26,8 @@ function countingRuntime(options: {
   todoView?: () => RuntimeTodo[] | undefined
 }) {
   const reads = { status: 0, messages: 0, permissions: 0, questions: 0, diff: 0, todos: 0 }
+  /** The options of every wait the port was asked for. */
+  const waits: Array<{ timeoutMs: number; afterBurst?: boolean }> = []
   let status: RuntimeStatus = 'busy'
   let messages: TurnMessage[] = [user]
   let sequence = 0
@@ -64,9 +66,10 @@ function countingRuntime(options: {
     waitUntil: <T>(
       _id: string,
       check: (wake?: RuntimeWake) => Promise<T | undefined>,
-      opts: { timeoutMs: number },
+      opts: { timeoutMs: number; afterBurst?: boolean },
     ): Promise<T | undefined> =>
       new Promise((resolve, reject) => {
+        waits.push(opts)
         let running = false
         let again = false
         const timer = setTimeout(() => done(undefined), opts.timeoutMs)
@@ -102,6 +105,7 @@ function countingRuntime(options: {
   return {
     port,
     reads,
+    waits,
     /** A runtime event: the runtime changed, then told its subscribers. */
     emit(change?: () => void) {
       change?.()
@@ -344,6 +348,9 @@ describe("the event stream's idle stands for the status read", () => {
     expect(rt.reads.messages - before.messages).toBe(1)
     expect(rt.reads.todos - before.todos).toBe(0)
     expect(rt.reads.status - before.status).toBe(0)
+    // A job's wait asks the port to check a burst of events whole (the answer, then the idle).
+    expect(rt.waits).toHaveLength(N)
+    expect(rt.waits.every((w) => w.afterBurst === true)).toBe(true)
   })
 
   it('the todo view is used only beside the event view’s idle: a status read, or a view that does not know, reads the todos', async () => {

@@ -1,6 +1,6 @@
 import type { RawEvent } from '@sallyport/upstream-client'
 import { describe, expect, it } from 'vitest'
-import { createTodoView, MAX_SESSIONS, MAX_TODO_CHARS, MAX_TODOS } from './todo-view.js'
+import { createTodoView, MAX_SESSIONS, MAX_TODO_CHARS, MAX_TODOS, MAX_TOTAL_CHARS } from './todo-view.js'
 
 /** A stand-in for the upstream client's event stream, driven by the test. */
 function fakeStream() {
@@ -66,10 +66,14 @@ describe('createTodoView', () => {
   it('knows nothing while the stream is not live, and starts from nothing after a drop or a stall', () => {
     const f = fakeStream()
     const view = createTodoView(f.source)
-    // Events before the stream is live (as reported) are not learned.
+    // An event dispatched while the stream does not report itself live is not learned, even if
+    // no connection change comes between (the view reads `connected` at each event).
+    f.source.events.connected = false
     f.created('s0')
-    f.connect(true)
+    f.source.events.connected = true
     expect(view.get('s0')).toBeUndefined()
+    f.source.events.connected = false
+    f.connect(true)
     f.created('s1')
     f.connect(false)
     expect(view.get('s1')).toBeUndefined()
@@ -126,6 +130,26 @@ describe('createTodoView', () => {
     f.created('extra')
     expect(view.get('s1')).toEqual([todo('a')])
     expect(view.get('s2')).toBeUndefined()
+  })
+
+  it(`keeps at most ${MAX_TOTAL_CHARS} characters of lists in all, forgetting the least recently learned`, () => {
+    const f = fakeStream()
+    const view = createTodoView(f.source)
+    f.connect(true)
+    // Each list just under the per-list bound; enough of them to pass the total.
+    const big = (i: number) => [todo(`${i}`.padEnd(MAX_TODO_CHARS - 20, 'x'))]
+    const count = Math.ceil(MAX_TOTAL_CHARS / (MAX_TODO_CHARS - 20)) + 1
+    for (let i = 0; i < count; i++) f.todos(`s${i}`, big(i))
+    expect(view.get('s0')).toBeUndefined()
+    expect(view.get(`s${count - 1}`)).toEqual(big(count - 1))
+    let kept = 0
+    for (let i = 0; i < count; i++) if (view.get(`s${i}`)) kept++
+    expect(kept).toBeLessThanOrEqual(Math.floor(MAX_TOTAL_CHARS / (MAX_TODO_CHARS - 20)))
+    expect(kept).toBeGreaterThan(count / 2)
+    // Replacing a big list with a small one frees its characters for others.
+    f.todos(`s${count - 1}`, [todo('small')])
+    f.todos('again', big(0))
+    expect(view.get(`s${count - 2}`)).toEqual(big(count - 2))
   })
 
   it('stops learning once closed', () => {

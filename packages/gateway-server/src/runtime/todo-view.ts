@@ -15,8 +15,9 @@ import type { RuntimeTodo } from './port.js'
  * starts again from nothing, as what it missed cannot be told. Callers read the runtime when it
  * does not know.
  *
- * Bounded: at most {@link MAX_SESSIONS} sessions (the least recently learned are forgotten), and
- * a list longer than {@link MAX_TODOS} items or {@link MAX_TODO_CHARS} characters is not kept.
+ * Bounded: at most {@link MAX_SESSIONS} sessions and {@link MAX_TOTAL_CHARS} characters in all
+ * (the least recently learned are forgotten first), and a list longer than {@link MAX_TODOS} items
+ * or {@link MAX_TODO_CHARS} characters is not kept.
  */
 export interface TodoView {
   /** The session's todos as its events left them, or `undefined` when the view does not know. */
@@ -30,6 +31,8 @@ export const MAX_SESSIONS = 4_096
 export const MAX_TODOS = 64
 /** Characters of a list's strings kept at most; a larger list is read from the runtime. */
 export const MAX_TODO_CHARS = 16_384
+/** Characters of all lists kept at most (about 2 MB): the least recently learned go first. */
+export const MAX_TOTAL_CHARS = 1_000_000
 
 /** What the view needs of the upstream client (a structural subset, so tests can stand in). */
 interface Source {
@@ -39,8 +42,15 @@ interface Source {
 const TodoList = z.array(TodoSchema)
 const NONE: readonly RuntimeTodo[] = Object.freeze([])
 
+interface Kept {
+  readonly todos: readonly RuntimeTodo[]
+  readonly chars: number
+}
+
+const NO_TODOS: Kept = Object.freeze({ todos: NONE, chars: 0 })
+
 /** The list as the port's `todos` gives it (the same fields), or `undefined` when it is too large to keep. */
-function keepable(todos: z.output<typeof TodoList>): readonly RuntimeTodo[] | undefined {
+function keepable(todos: z.output<typeof TodoList>): Kept | undefined {
   if (todos.length > MAX_TODOS) return undefined
   let chars = 0
   const kept: RuntimeTodo[] = []
@@ -49,17 +59,32 @@ function keepable(todos: z.output<typeof TodoList>): readonly RuntimeTodo[] | un
     if (chars > MAX_TODO_CHARS) return undefined
     kept.push(Object.freeze({ content: todo.content, status: todo.status, priority: todo.priority }))
   }
-  return Object.freeze(kept)
+  return Object.freeze({ todos: Object.freeze(kept), chars })
 }
 
 export function createTodoView(client: Source): TodoView {
-  const lists = new Map<string, readonly RuntimeTodo[]>()
+  const lists = new Map<string, Kept>()
+  let chars = 0
 
-  const learn = (sessionId: string, todos: readonly RuntimeTodo[] | undefined): void => {
+  const forget = (sessionId: string): void => {
+    const old = lists.get(sessionId)
+    if (!old) return
+    chars -= old.chars
     lists.delete(sessionId)
-    if (todos === undefined) return
-    lists.set(sessionId, todos)
-    if (lists.size > MAX_SESSIONS) lists.delete(lists.keys().next().value as string)
+  }
+  const learn = (sessionId: string, kept: Kept | undefined): void => {
+    forget(sessionId)
+    if (kept === undefined) return
+    lists.set(sessionId, kept)
+    chars += kept.chars
+    for (const oldest of lists.keys()) {
+      if (lists.size <= MAX_SESSIONS && chars <= MAX_TOTAL_CHARS) break
+      forget(oldest)
+    }
+  }
+  const clear = (): void => {
+    lists.clear()
+    chars = 0
   }
 
   function onEvent(event: RawEvent): void {
@@ -72,7 +97,7 @@ export function createTodoView(client: Source): TodoView {
     switch (event.type) {
       case 'session.created': {
         const id = props.info?.id ?? props.sessionID
-        if (typeof id === 'string') learn(id, NONE)
+        if (typeof id === 'string') learn(id, NO_TODOS)
         return
       }
       case 'todo.updated': {
@@ -84,25 +109,25 @@ export function createTodoView(client: Source): TodoView {
       }
       case 'session.deleted': {
         const id = props.info?.id ?? props.sessionID
-        if (typeof id === 'string') lists.delete(id)
+        if (typeof id === 'string') forget(id)
         return
       }
     }
   }
 
   // Any change of the connection ends what the view knew: events may have been missed.
-  const offConnection = client.events.onConnectionChange(() => lists.clear())
+  const offConnection = client.events.onConnectionChange(clear)
   const offEvents = client.events.onEvent(onEvent)
 
   return {
     get: (sessionId) => {
       if (!client.events.connected) return undefined
-      return lists.get(sessionId)?.map((todo) => ({ ...todo }))
+      return lists.get(sessionId)?.todos.map((todo) => ({ ...todo }))
     },
     close() {
       offEvents()
       offConnection()
-      lists.clear()
+      clear()
     },
   }
 }

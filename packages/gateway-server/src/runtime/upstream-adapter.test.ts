@@ -131,3 +131,25 @@ describe("a job's messages (issue 10: a long session is not read whole at every 
     }
   })
 })
+
+describe('waits', () => {
+  it("hand the upstream client's wait afterBurst only when asked (job waits; never a run's watch)", async () => {
+    const client = createUpstreamClient(fake.clientOptions)
+    const runtime = runtimeFromUpstream(client)
+    const given: Array<Record<string, unknown>> = []
+    client.events.waitUntil = (async (_id: string, _check: unknown, options: Record<string, unknown>) => {
+      given.push(options)
+      return undefined
+    }) as unknown as typeof client.events.waitUntil
+    try {
+      await runtime.waitUntil('ses_x', async () => undefined, { timeoutMs: 5, afterBurst: true })
+      await runtime.waitUntil('ses_x', async () => undefined, { timeoutMs: 5 })
+      expect(given[0]).toMatchObject({ timeoutMs: 5, afterBurst: true })
+      expect(given[1]).not.toHaveProperty('afterBurst')
+      expect(typeof given[1]?.relevant).toBe('function')
+    } finally {
+      runtime.close?.()
+      client.close()
+    }
+  })
+})
