@@ -1,30 +1,15 @@
-import type { RawEvent } from '@sallyport/upstream-client'
 import { describe, expect, it } from 'vitest'
+import { fakeEvents } from './event-source.test-helpers.js'
 import { createStatusView } from './status-view.js'
 
 /** A stand-in for the upstream client's status call and event stream, driven by the test. */
 function fakeSource(initial: Record<string, { type: string }>) {
-  let eventHandler: ((e: RawEvent, size: number) => void) | undefined
-  let connectionHandler: ((c: boolean) => void) | undefined
+  const stream = fakeEvents()
   let snapshot = initial
   let release: (() => void) | undefined
   let gate: Promise<void> | undefined
   const source = {
-    events: {
-      connected: false,
-      onEvent: (h: (e: RawEvent, size: number) => void) => {
-        eventHandler = h
-        return () => {
-          eventHandler = undefined
-        }
-      },
-      onConnectionChange: (h: (c: boolean) => void) => {
-        connectionHandler = h
-        return () => {
-          connectionHandler = undefined
-        }
-      },
-    },
+    events: stream.events,
     sessionStatus: async () => {
       if (gate) await gate
       return snapshot
@@ -32,11 +17,8 @@ function fakeSource(initial: Record<string, { type: string }>) {
   }
   return {
     source,
-    connect: (connected: boolean) => {
-      source.events.connected = connected
-      connectionHandler?.(connected)
-    },
-    emit: (type: string, properties: Record<string, unknown>) => eventHandler?.({ type, properties }, 0),
+    connect: stream.connect,
+    emit: stream.emit,
     setSnapshot: (s: Record<string, { type: string }>) => {
       snapshot = s
     },

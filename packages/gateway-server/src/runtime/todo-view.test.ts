@@ -1,39 +1,16 @@
-import type { RawEvent } from '@sallyport/upstream-client'
 import { describe, expect, it } from 'vitest'
+import { fakeEvents } from './event-source.test-helpers.js'
 import { createTodoView, MAX_SESSIONS, MAX_TODO_CHARS, MAX_TODOS, MAX_TOTAL_CHARS } from './todo-view.js'
 
-/** A stand-in for the upstream client's event stream, driven by the test. */
+/** The event stream the test drives, with the two events the todo view learns from. */
 function fakeStream() {
-  let eventHandler: ((e: RawEvent, size: number) => void) | undefined
-  let connectionHandler: ((c: boolean) => void) | undefined
-  const source = {
-    events: {
-      connected: false,
-      onEvent: (h: (e: RawEvent, size: number) => void) => {
-        eventHandler = h
-        return () => {
-          eventHandler = undefined
-        }
-      },
-      onConnectionChange: (h: (c: boolean) => void) => {
-        connectionHandler = h
-        return () => {
-          connectionHandler = undefined
-        }
-      },
-    },
-  }
+  const stream = fakeEvents()
   return {
-    source,
-    connect: (connected: boolean) => {
-      source.events.connected = connected
-      connectionHandler?.(connected)
-    },
-    emit: (type: string, properties: Record<string, unknown>) => eventHandler?.({ type, properties }, 0),
-    created: (id: string) =>
-      eventHandler?.({ type: 'session.created', properties: { sessionID: id, info: { id } } }, 0),
-    todos: (id: string, todos: unknown) =>
-      eventHandler?.({ type: 'todo.updated', properties: { sessionID: id, todos } }, 0),
+    source: { events: stream.events },
+    connect: stream.connect,
+    emit: stream.emit,
+    created: (id: string) => stream.emit('session.created', { sessionID: id, info: { id } }),
+    todos: (id: string, todos: unknown) => stream.emit('todo.updated', { sessionID: id, todos }),
   }
 }
 
