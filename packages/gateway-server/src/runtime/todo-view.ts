@@ -40,14 +40,13 @@ interface Source {
 }
 
 const TodoList = z.array(TodoSchema)
-const NONE: readonly RuntimeTodo[] = Object.freeze([])
 
 interface Kept {
   readonly todos: readonly RuntimeTodo[]
   readonly chars: number
 }
 
-const NO_TODOS: Kept = Object.freeze({ todos: NONE, chars: 0 })
+const NO_TODOS: Kept = Object.freeze({ todos: Object.freeze([]), chars: 0 })
 
 /** The list as the port's `todos` gives it (the same fields), or `undefined` when it is too large to keep. */
 function keepable(todos: z.output<typeof TodoList>): Kept | undefined {
@@ -89,29 +88,16 @@ export function createTodoView(client: Source): TodoView {
 
   function onEvent(event: RawEvent): void {
     if (!client.events.connected) return
-    const props = (event.properties ?? {}) as {
-      sessionID?: unknown
-      info?: { id?: unknown }
-      todos?: unknown
-    }
-    switch (event.type) {
-      case 'session.created': {
-        const id = props.info?.id ?? props.sessionID
-        if (typeof id === 'string') learn(id, NO_TODOS)
-        return
-      }
-      case 'todo.updated': {
-        if (typeof props.sessionID !== 'string') return
-        const parsed = TodoList.safeParse(props.todos)
-        // A list the view cannot read is not known: the runtime is asked instead.
-        learn(props.sessionID, parsed.success ? keepable(parsed.data) : undefined)
-        return
-      }
-      case 'session.deleted': {
-        const id = props.info?.id ?? props.sessionID
-        if (typeof id === 'string') forget(id)
-        return
-      }
+    // The three events name their session in `sessionID`, as the status view reads it.
+    const props = (event.properties ?? {}) as { sessionID?: unknown; todos?: unknown }
+    const id = props.sessionID
+    if (typeof id !== 'string') return
+    if (event.type === 'session.created') learn(id, NO_TODOS)
+    else if (event.type === 'session.deleted') forget(id)
+    else if (event.type === 'todo.updated') {
+      const parsed = TodoList.safeParse(props.todos)
+      // A list the view cannot read is not known: the runtime is asked instead.
+      learn(id, parsed.success ? keepable(parsed.data) : undefined)
     }
   }
 
