@@ -1,7 +1,7 @@
-import { freePort, waitFor } from '@sallyport/testkit'
+import { freePort } from '@sallyport/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCli } from './cli-process.ts'
-import { editConfig, logLines } from './stack-fixture.ts'
+import { editConfig, waitForReadyLine } from './stack-fixture.ts'
 import { useTempStack } from './temp-stack.ts'
 
 // compose.yaml always defines GATEWAY_ALLOWED_ORIGINS (empty by default): an empty value must
@@ -28,13 +28,7 @@ async function preflightStatus(envValue: string): Promise<number> {
     if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
   })
   try {
-    await waitFor(
-      () => {
-        if (cli.child.exitCode !== null) throw new Error(`serve exited early: ${cli.stderr()}`)
-        return logLines(cli.stdout()).find((l) => l.event === 'ready')
-      },
-      { timeoutMs: 20_000 },
-    )
+    await waitForReadyLine(cli, 'serve', 20_000)
     const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
       method: 'OPTIONS',
       headers: {

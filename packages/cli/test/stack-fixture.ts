@@ -166,12 +166,30 @@ export async function startReady(
   stops.push(() => {
     if (cli.child.exitCode === null) cli.child.kill('SIGKILL')
   })
-  const ready = await waitFor(
-    () => {
-      if (cli.child.exitCode !== null) throw new Error(`${args[0]} exited early: ${cli.stderr()}`)
-      return logLines(cli.stdout()).find((line) => line.event === 'ready')
-    },
-    { timeoutMs },
-  )
+  const ready = await waitForReadyLine(cli, args[0] ?? 'the CLI', timeoutMs)
   return { cli, ready }
+}
+
+/**
+ * The CLI's `ready` log line. An exit ends the wait at once with its stderr and the last log lines
+ * (a check that throws would only be retried until the timeout, hiding why).
+ */
+export async function waitForReadyLine(cli: LiveCli, label: string, timeoutMs: number): Promise<LogLine> {
+  const lastLines = (): string =>
+    cli
+      .stdout()
+      .split('\n')
+      .filter((line) => !line.includes('"child_output"'))
+      .slice(-20)
+      .join('\n')
+  return waitFor(() => logLines(cli.stdout()).find((line) => line.event === 'ready'), {
+    timeoutMs,
+    description: `${label} to log ready`,
+    giveUp: () =>
+      cli.child.exitCode !== null || cli.child.signalCode !== null
+        ? new Error(
+            `${label} exited early (${cli.child.exitCode ?? cli.child.signalCode}): ${cli.stderr()}\n${lastLines()}`,
+          )
+        : undefined,
+  })
 }

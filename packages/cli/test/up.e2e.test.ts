@@ -12,6 +12,7 @@ import {
   modelForFile,
   type Stops,
   useScriptedModel,
+  waitForReadyLine,
 } from './stack-fixture.ts'
 
 // End-to-end through the BUILT CLI: `sallyport up` starts two real opencode runtimes and the
@@ -29,15 +30,9 @@ async function occupy3810(): Promise<Server | undefined> {
   })
 }
 
-async function readyOf(cli: LiveCli, timeoutMs = 60_000): Promise<LogLine> {
-  return waitFor(
-    () => {
-      if (cli.child.exitCode !== null)
-        throw new Error(`up exited early: ${cli.stderr()}\n${cli.stdout().slice(-2000)}`)
-      return logLines(cli.stdout()).find((line) => line.event === 'ready')
-    },
-    { timeoutMs },
-  )
+async function readyOf(cli: LiveCli, timeoutMs = 75_000): Promise<LogLine> {
+  // Past up's own start deadline (60 s): a slow start ends in up's own message, not in this wait.
+  return waitForReadyLine(cli, 'up', timeoutMs)
 }
 
 function childPids(cli: LiveCli): Record<string, number> {

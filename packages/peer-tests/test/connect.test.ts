@@ -93,13 +93,14 @@ beforeAll(async () => {
   serve.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     serveOutput += chunk
   })
-  const ready = await waitFor(
-    () => {
-      if (serve?.exitCode !== null) throw new Error(`serve exited: ${serveOutput.slice(-500)}`)
-      return logLines().find((line) => line.event === 'ready')
-    },
-    { timeoutMs: 60_000, description: 'sallyport serve ready' },
-  )
+  const ready = await waitFor(() => logLines().find((line) => line.event === 'ready'), {
+    timeoutMs: 60_000,
+    description: 'sallyport serve ready',
+    giveUp: () =>
+      serve?.exitCode !== null || serve?.signalCode !== null
+        ? new Error(`serve exited: ${serveOutput.slice(-500)}`)
+        : undefined,
+  })
   gatewayUrl = String(ready.mcpUrl)
   expect(gatewayUrl).toBe(`http://127.0.0.1:${config.gateway.port}/mcp`)
 }, 180_000)

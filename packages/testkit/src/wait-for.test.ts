@@ -24,6 +24,22 @@ describe('waitFor', () => {
       message: expect.stringContaining('server up'),
     })
     expect(((error as Error).cause as Error).message).toBe('still down')
+    expect((error as Error).message).toMatch(/\(last error: still down\)$/)
+  })
+
+  it('ends at once with what giveUp returns, without another check', async () => {
+    let calls = 0
+    let exited = false
+    const error = await waitFor(
+      () => {
+        calls++
+        exited = true
+        return undefined
+      },
+      { timeoutMs: 10_000, intervalMs: 5, giveUp: () => (exited ? new Error('process exited') : undefined) },
+    ).catch((e: unknown) => e)
+    expect((error as Error).message).toBe('process exited')
+    expect(calls).toBe(1)
   })
 
   it('keeps 0 and empty strings as values', async () => {

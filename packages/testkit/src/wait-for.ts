@@ -9,6 +9,11 @@ export interface WaitForOptions {
   intervalMs?: number
   /** Names the condition in the timeout message. */
   description?: string
+  /**
+   * Checked before each attempt: an error returned ends the wait at once with that error (a
+   * process that exited will never become ready). Errors thrown by `check` only mean "not yet".
+   */
+  giveUp?: () => Error | undefined
 }
 
 /**
@@ -16,7 +21,8 @@ export interface WaitForOptions {
  * that value. Exceptions from `check` count as "not yet" (the last one becomes the `cause`).
  * Use it instead of fixed sleeps in end-to-end tests.
  *
- * Throws `TestkitError` `ERR_TESTKIT_WAIT_TIMEOUT` when the deadline passes.
+ * Throws `TestkitError` `ERR_TESTKIT_WAIT_TIMEOUT` when the deadline passes (its message ends with
+ * the last error's), or what `giveUp` returns.
  *
  * @example
  * const done = await waitFor(async () => (await listMessages()).find((m) => m.info.time.completed))
@@ -25,10 +31,12 @@ export async function waitFor<T>(
   check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   options: WaitForOptions = {},
 ): Promise<T> {
-  const { timeoutMs = 10_000, intervalMs = 50, description = 'condition' } = options
+  const { timeoutMs = 10_000, intervalMs = 50, description = 'condition', giveUp } = options
   const deadline = Date.now() + timeoutMs
   let lastError: unknown
   for (;;) {
+    const reason = giveUp?.()
+    if (reason) throw reason
     try {
       const value = await check()
       if (value !== undefined && value !== null && value !== false) return value
@@ -38,7 +46,7 @@ export async function waitFor<T>(
     if (Date.now() >= deadline) {
       throw new TestkitError(
         'ERR_TESTKIT_WAIT_TIMEOUT',
-        `waitFor: ${description} not met within ${timeoutMs} ms`,
+        `waitFor: ${description} not met within ${timeoutMs} ms${lastError instanceof Error ? ` (last error: ${lastError.message})` : ''}`,
         {
           cause: lastError,
         },
