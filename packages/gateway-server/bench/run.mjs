@@ -2,6 +2,8 @@
 //  1. gateway.session.get over MCP vs the same upstream reads done directly (latency, p50/p99),
 //     with the gateway in this process (its client's work shares the thread), then with the
 //     gateway in a process of its own (bench/gateway-process.mjs, as `sallyport serve` runs it);
+//     beside it the MCP floor: a bare SDK v2 server returning the same answer without reading
+//     anything, against the same direct reads (what the protocol alone costs);
 //  2. a trivial gateway tool call vs a bare MCP SDK v2 server with one trivial tool (throughput).
 // Run after a build (root `pnpm bench` builds first). Uses the real runtime and scripted model.
 import { randomBytes } from 'node:crypto'
@@ -120,6 +122,36 @@ try {
       `gateway: session.get(messages) over MCP, gateway ${where}, p50 ${ms(viaGateway.p50)} p99 ${ms(viaGateway.p99)}; direct upstream reads p50 ${ms(direct.p50)} p99 ${ms(direct.p99)}; ratio p50 ${(viaGateway.p50 / direct.p50).toFixed(2)}x, p99 ${(viaGateway.p99 / direct.p99).toFixed(2)}x (goal ≤ 1.2x at p50)`,
     )
   printSessionGet('in this process', await latencyPair(sessionGet(client), directReads))
+  {
+    // What any MCP server pays for the same answer: a bare SDK v2 server in this process whose one
+    // tool returns the gateway's own session.get result (same size), against the direct reads.
+    const answer = await sessionGet(client)()
+    const floorHandler = createMcpHandler(() => {
+      const s = new McpServer(
+        { name: 'floor', version: '1' },
+        { jsonSchemaValidator: new AjvJsonSchemaValidator() },
+      )
+      s.registerTool(
+        'get',
+        { inputSchema: z.object({ session: z.string() }), outputSchema: z.looseObject({}) },
+        async () => ({ content: answer.content, structuredContent: answer.structuredContent }),
+      )
+      return s
+    })
+    const floorServer = createServer(toNodeHandler(floorHandler))
+    await new Promise((r) => floorServer.listen(0, '127.0.0.1', r))
+    const floorClient = await connect(`http://127.0.0.1:${floorServer.address().port}`, 'unused')
+    const [floor, direct] = await latencyPair(
+      () => floorClient.callTool({ name: 'get', arguments: { session: sessionHandle } }),
+      directReads,
+    )
+    console.log(
+      `gateway: MCP floor: a bare SDK v2 server returning the same session.get answer (${(JSON.stringify(answer).length / 1024).toFixed(1)} KB), no runtime reads, p50 ${ms(floor.p50)} (direct upstream reads p50 ${ms(direct.p50)}: the floor alone is ${(floor.p50 / direct.p50).toFixed(2)}x of them)`,
+    )
+    await floorClient.close()
+    floorServer.close()
+    await floorHandler.close()
+  }
   {
     const { child, port } = await spawnWithPort([
       join(import.meta.dirname, 'gateway-process.mjs'),
