@@ -2,7 +2,7 @@ import { createOpencodeClient } from '@opencode-ai/sdk/v2/client'
 import type { UpstreamClient } from './client-api.ts'
 import { createEventStream } from './event-stream.ts'
 import { createInteractionOperations } from './interaction-operations.ts'
-import { createInvoke } from './invoke.ts'
+import { createInvoke, createInvokeGet } from './invoke.ts'
 import { newMessageId } from './message-id.ts'
 import { resolveOptions, type UpstreamClientOptions } from './options.ts'
 import { createRuntimeOperations } from './runtime-operations.ts'
@@ -32,7 +32,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   // fetch, which adds them, so there is exactly one code path that sets them.
   const sdk = createOpencodeClient({ baseUrl: resolved.baseUrl })
   const invoke = createInvoke(transport.send, transport.redact, resolved.timeoutMs)
-  const sessions = createSessionOperations(sdk, invoke)
+  const invokeGet = createInvokeGet(transport.get, transport.redact, resolved.timeoutMs)
+  const sessions = createSessionOperations(sdk, invoke, invokeGet)
   const interactions = createInteractionOperations(sdk, invoke)
   const events = createSessionEvents(
     createEventStream({

@@ -34,7 +34,14 @@ export type { CallOptions } from './invoke.ts'
 /** Fresh native-format message ids (`msg_…`, time-ordered), and their shape check. */
 export { isNativeMessageId, newMessageId, type RandomBytes } from './message-id.ts'
 /** The default fetch: `node:http` with a keep-alive pool, without loading Node's global fetch. */
-export { createNodeFetch, type NodeFetch, type NodeFetchOptions } from './node-fetch.ts'
+export {
+  type BufferedAnswer,
+  type BufferedGet,
+  type BufferingFetch,
+  createNodeFetch,
+  type NodeFetch,
+  type NodeFetchOptions,
+} from './node-fetch.ts'
 /** Options of `createUpstreamClient`. */
 export type { EventStreamOptions, UpstreamClientOptions } from './options.ts'
 /** A provider's error message without keys, credentials or host paths, for clients and operators. */

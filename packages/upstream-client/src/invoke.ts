@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import { isRetryableStatus, UpstreamError } from './errors.ts'
 import { raceAbort } from './race-abort.ts'
 import { excerpt, type Redactor, sanitizeCause } from './redact.ts'
-import type { Send } from './transport.ts'
+import type { Query, Send, Transport } from './transport.ts'
 
 /** Per-call options every client method accepts as its last argument. */
 export interface CallOptions {
@@ -88,18 +88,7 @@ async function attempt<S extends z.ZodType>(
     response = await send(request)
     return response
   }
-  const fail = (
-    code: UpstreamError['code'],
-    message: string,
-    extra: { status?: number; body?: unknown; cause?: unknown; isRetryable: boolean },
-  ): UpstreamError =>
-    new UpstreamError(code, `upstream ${operation} ${message}`, {
-      operation,
-      status: extra.status,
-      body: excerpt(extra.body, redact),
-      isRetryable: extra.isRetryable,
-      cause: extra.cause === undefined ? undefined : sanitizeCause(extra.cause, redact),
-    })
+  const fail = failureOf(operation, redact)
   const failure = (error: unknown): unknown => {
     if (caller?.aborted) return caller.reason
     if (controller.signal.reason instanceof Timeout)
@@ -116,14 +105,7 @@ async function attempt<S extends z.ZodType>(
     if (response) return httpError(response.status, error)
     return fail('ERR_UPSTREAM_NETWORK', 'failed: no response', { cause: error, isRetryable: true })
   }
-  const httpError = (status: number, body: unknown): UpstreamError =>
-    status === 404
-      ? fail('ERR_UPSTREAM_NOT_FOUND', 'failed: HTTP 404', { status, body, isRetryable: false })
-      : fail('ERR_UPSTREAM_HTTP', `failed: HTTP ${status}`, {
-          status,
-          body,
-          isRetryable: isRetryableStatus(status),
-        })
+  const httpError = (status: number, body: unknown): UpstreamError => httpFailure(fail, status, body)
   const timer = setTimeout(() => controller.abort(new Timeout()), timeoutMs)
   try {
     if (caller?.aborted) forward()
@@ -160,6 +142,147 @@ async function attempt<S extends z.ZodType>(
   }
 }
 
+type Fail = (
+  code: UpstreamError['code'],
+  message: string,
+  extra: { status?: number; body?: unknown; cause?: unknown; isRetryable: boolean },
+) => UpstreamError
+
+/** Builds the errors of one operation: message, redacted body excerpt and cause. */
+function failureOf(operation: string, redact: Redactor): Fail {
+  return (code, message, extra) =>
+    new UpstreamError(code, `upstream ${operation} ${message}`, {
+      operation,
+      status: extra.status,
+      body: excerpt(extra.body, redact),
+      isRetryable: extra.isRetryable,
+      cause: extra.cause === undefined ? undefined : sanitizeCause(extra.cause, redact),
+    })
+}
+
+/** An HTTP error status: 404 → `ERR_UPSTREAM_NOT_FOUND`, anything else `ERR_UPSTREAM_HTTP`. */
+const httpFailure = (fail: Fail, status: number, body: unknown): UpstreamError =>
+  status === 404
+    ? fail('ERR_UPSTREAM_NOT_FOUND', 'failed: HTTP 404', { status, body, isRetryable: false })
+    : fail('ERR_UPSTREAM_HTTP', `failed: HTTP ${status}`, {
+        status,
+        body,
+        isRetryable: isRetryableStatus(status),
+      })
+
 function describeIssue(issue: z.core.$ZodIssue): string {
   return `${issue.path.join('.') || '(root)'}: ${issue.message}`
+}
+
+/** What {@link InvokeGet} resolves with: the validated body and the answer's headers. */
+export interface GetResult<T> {
+  readonly data: T
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
+}
+
+/** Runs one GET of the runtime as `operation` and returns its validated body (see {@link createInvokeGet}). */
+export type InvokeGet = <S extends z.ZodType>(
+  operation: string,
+  schema: S,
+  path: string,
+  query: Readonly<Query>,
+  options?: CallOptions,
+) => Promise<GetResult<z.output<S>>>
+
+/**
+ * The reads' counterpart of {@link createInvoke}, without the SDK: one GET through the transport,
+ * its answer read whole (`Transport.get`), with the same timeout (covering the body), the same
+ * retry of a read that got no whole answer, and the same errors: HTTP status →
+ * `ERR_UPSTREAM_HTTP`/`_NOT_FOUND` (body excerpt redacted), no answer → `_NETWORK`/`_TIMEOUT`, a
+ * 2xx body that is not JSON or fails `schema` → `_SCHEMA` (no excerpt).
+ */
+export function createInvokeGet(
+  get: Transport['get'],
+  redact: Redactor,
+  defaultTimeoutMs: number,
+): InvokeGet {
+  return async (operation, schema, path, query, options) => {
+    const first = await attemptGet(get, redact, defaultTimeoutMs, operation, schema, path, query, options)
+    if (first.ok) return first.data
+    if (!(isNoAnswer(first.error) && !options?.signal?.aborted)) throw first.error
+    const second = await attemptGet(get, redact, defaultTimeoutMs, operation, schema, path, query, options)
+    if (second.ok) return second.data
+    throw second.error
+  }
+}
+
+async function attemptGet<S extends z.ZodType>(
+  get: Transport['get'],
+  redact: Redactor,
+  defaultTimeoutMs: number,
+  operation: string,
+  schema: S,
+  path: string,
+  query: Readonly<Query>,
+  options: CallOptions | undefined,
+): Promise<{ ok: true; data: GetResult<z.output<S>> } | { ok: false; error: unknown }> {
+  const controller = new AbortController()
+  const timeoutMs = options?.timeoutMs ?? defaultTimeoutMs
+  const caller = options?.signal
+  const forward = (): void => controller.abort(caller?.reason)
+  const fail = failureOf(operation, redact)
+  const timer = setTimeout(() => controller.abort(new Timeout()), timeoutMs)
+  try {
+    if (caller?.aborted) forward()
+    else caller?.addEventListener('abort', forward, { once: true })
+    let answer: Awaited<ReturnType<Transport['get']>>
+    try {
+      answer = await get(path, query, controller.signal)
+    } catch (error) {
+      if (caller?.aborted) return { ok: false, error: caller.reason }
+      if (controller.signal.reason instanceof Timeout)
+        return {
+          ok: false,
+          error: fail('ERR_UPSTREAM_TIMEOUT', `timed out after ${timeoutMs} ms`, { isRetryable: true }),
+        }
+      return {
+        ok: false,
+        error: fail('ERR_UPSTREAM_NETWORK', 'failed: no response', { cause: error, isRetryable: true }),
+      }
+    }
+    const { status } = answer
+    const text = answer.body.toString('utf8')
+    if (status < 200 || status > 299) {
+      let body: unknown = text
+      try {
+        body = JSON.parse(text)
+      } catch {
+        // Not JSON: the text is the excerpt.
+      }
+      return { ok: false, error: httpFailure(fail, status, body) }
+    }
+    let data: unknown
+    try {
+      data = JSON.parse(text)
+    } catch (error) {
+      // Only the error's name: a JSON.parse message quotes the start of the body.
+      return {
+        ok: false,
+        error: fail('ERR_UPSTREAM_SCHEMA', 'returned an unreadable body', {
+          status,
+          cause: new Error(error instanceof Error ? error.name : 'Error'),
+          isRetryable: false,
+        }),
+      }
+    }
+    const parsed = schema.safeParse(data)
+    if (!parsed.success)
+      return {
+        ok: false,
+        error: fail('ERR_UPSTREAM_SCHEMA', 'returned a body that fails validation', {
+          status,
+          cause: new Error(parsed.error.issues.map(describeIssue).join('; ')),
+          isRetryable: false,
+        }),
+      }
+    return { ok: true, data: { data: parsed.data, headers: answer.headers } }
+  } finally {
+    clearTimeout(timer)
+    caller?.removeEventListener('abort', forward)
+  }
 }

@@ -18,8 +18,37 @@ export interface NodeFetchOptions {
   readonly idleTimeoutMs?: number
 }
 
+/** A whole answer to a GET, its body read to the end (and decoded). */
+export interface BufferedAnswer {
+  readonly status: number
+  /** Header names in lower case, as `node:http` gives them. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
+  readonly body: Buffer
+}
+
+/**
+ * A GET whose answer is read whole before it resolves, without a `Request`, a `Response` or a
+ * web stream in between: the runtime client's reads (one session, its messages, the statuses)
+ * cost about half the CPU they cost through `fetch`. The same pool as the fetch it belongs to.
+ *
+ * `signal` aborts the request or the body (the promise rejects with its reason); a failure before
+ * or during the answer rejects with `TypeError('fetch failed', { cause })`.
+ */
+export type BufferedGet = (
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+) => Promise<BufferedAnswer>
+
+/** A `fetch` that can also read a GET whole (see {@link BufferedGet}); the client uses it when present. */
+export type BufferingFetch = typeof fetch & { readonly bufferedGet: BufferedGet }
+
+/** Whether `fetch` offers {@link BufferedGet}. */
+export const canBuffer = (candidate: typeof fetch): candidate is BufferingFetch =>
+  typeof (candidate as Partial<BufferingFetch>).bufferedGet === 'function'
+
 /** A `fetch` over `node:http`, and the means to close its idle connections. */
-export type NodeFetch = typeof fetch & {
+export type NodeFetch = BufferingFetch & {
   /**
    * Closes the idle kept-alive connections. Answers still streaming are not cut; their
    * connections stay in the pool when they end, unreferenced, and close after the idle timeout.
@@ -118,13 +147,72 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       outgoing.end(body)
     })
   }
+  const bufferedGet: BufferedGet = (url, headers, signal) => {
+    if (signal.aborted) return Promise.reject(signal.reason)
+    const protocol = url.protocol === 'http:' || url.protocol === 'https:' ? url.protocol : undefined
+    if (protocol === undefined)
+      return Promise.reject(
+        new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${url.protocol}`) }),
+      )
+    const send = protocol === 'http:' ? http.request : https.request
+    return new Promise<BufferedAnswer>((resolve, reject) => {
+      let settled = false
+      const settle = (done: () => void): void => {
+        if (settled) return
+        settled = true
+        signal.removeEventListener('abort', onAbort)
+        done()
+      }
+      const failed = (error: unknown): void =>
+        settle(() => reject(signal.aborted ? signal.reason : new TypeError('fetch failed', { cause: error })))
+      const onAbort = (): void => {
+        const reason: unknown = signal.reason
+        settle(() => reject(reason))
+        outgoing.destroy(
+          reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError'),
+        )
+      }
+      const outgoing = send(url, { method: 'GET', headers, agent: agents[protocol] }, (incoming) => {
+        const coding = incoming.headers['content-encoding']?.trim().toLowerCase()
+        const decoder = coding === undefined ? undefined : DECODERS[coding]
+        let source: Readable = incoming
+        if (decoder) {
+          const decoded = decoder() as unknown as Readable
+          incoming.once('error', (error) => decoded.destroy(error))
+          source = incoming.pipe(decoded as unknown as NodeJS.WritableStream) as unknown as Readable
+        }
+        const chunks: Buffer[] = []
+        source.on('data', (chunk: Buffer) => chunks.push(chunk))
+        source.once('error', (error) => {
+          incoming.destroy()
+          failed(error)
+        })
+        // A connection closed before the body's end is a failure, not a short body.
+        incoming.once('close', () => {
+          if (!incoming.complete) failed(new Error('the connection closed before the answer ended'))
+        })
+        source.once('end', () =>
+          settle(() =>
+            resolve({
+              status: incoming.statusCode ?? 0,
+              headers: incoming.headers,
+              body: Buffer.concat(chunks),
+            }),
+          ),
+        )
+      })
+      outgoing.once('error', failed)
+      signal.addEventListener('abort', onAbort, { once: true })
+      outgoing.end()
+    })
+  }
   // Only the idle connections: `Agent.destroy()` would also cut the answers still streaming.
   const close = (): void => {
     for (const agent of Object.values(agents))
       for (const sockets of Object.values(agent.freeSockets))
         for (const socket of sockets ?? []) socket.destroy()
   }
-  return Object.assign(nodeFetch, { close })
+  return Object.assign(nodeFetch, { close, bufferedGet })
 }
 
 /** A reason phrase `Response` accepts. */

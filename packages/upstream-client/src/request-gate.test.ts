@@ -183,4 +183,30 @@ describe('createRequestGate', () => {
     await tick()
     expect([gate.inFlight, gate.waiting]).toEqual([0, 0])
   })
+  it('runWhole holds its slot until what it runs settles, resolved or rejected, and shares the bound with run', async () => {
+    const gate = createRequestGate(1)
+    let finishWhole!: (value: string) => void
+    const whole = gate.runWhole(undefined, () => new Promise<string>((resolve) => (finishWhole = resolve)))
+    const started: string[] = []
+    const next = gate.run(undefined, async () => {
+      started.push('run')
+      return new Response('ok')
+    })
+    await tick()
+    expect(started).toEqual([])
+    expect([gate.inFlight, gate.waiting]).toEqual([1, 1])
+    finishWhole('done')
+    await expect(whole).resolves.toBe('done')
+    expect(await (await next).text()).toBe('ok')
+    expect(started).toEqual(['run'])
+    const failed = gate.runWhole(undefined, async () => {
+      throw new Error('cut')
+    })
+    await expect(failed).rejects.toThrow('cut')
+    await tick()
+    expect([gate.inFlight, gate.waiting]).toEqual([0, 0])
+    const reason = new Error('gone')
+    await expect(gate.runWhole(AbortSignal.abort(reason), async () => 'never')).rejects.toBe(reason)
+    expect([gate.inFlight, gate.waiting]).toEqual([0, 0])
+  })
 })

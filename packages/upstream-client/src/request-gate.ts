@@ -11,6 +11,8 @@
  */
 export interface RequestGate {
   run(signal: AbortSignal | null | undefined, start: () => Promise<Response>): Promise<Response>
+  /** As `run`, for a request whose answer is read whole by `start`: the slot is held until it settles. */
+  runWhole<T>(signal: AbortSignal | null | undefined, start: () => Promise<T>): Promise<T>
   /** Requests sent and not answered yet, and requests waiting for a slot (for tests and metrics). */
   readonly inFlight: number
   readonly waiting: number
@@ -127,6 +129,15 @@ export function createRequestGate(
       } catch (error) {
         release()
         throw error
+      }
+    },
+    async runWhole(signal, start) {
+      await acquire(signal)
+      try {
+        return await start()
+      } finally {
+        // On the next turn, as for a streamed body: the connection is free just after.
+        setImmediate(next)
       }
     },
     get inFlight() {

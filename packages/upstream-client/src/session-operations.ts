@@ -1,7 +1,7 @@
 import type { OpencodeClient } from '@opencode-ai/sdk/v2'
 import { z } from 'zod'
 import type { UpstreamClient } from './client-api.ts'
-import type { Invoke } from './invoke.ts'
+import type { Invoke, InvokeGet } from './invoke.ts'
 import {
   BooleanResultSchema,
   FileDiffSchema,
@@ -35,12 +35,28 @@ type SessionOperations = Pick<
   | 'messageDiff'
 >
 
+/** A session's path, its id encoded as the SDK encodes path parameters. */
+const sessionPath = (sessionId: string, rest = ''): string =>
+  `/session/${encodeURIComponent(sessionId)}${rest}`
+
 /**
- * The session, message and prompt operations over the SDK. None of them passes a `directory`:
- * the transport pins it on every request.
+ * The session, message and prompt operations: the writes over the SDK, the reads as plain GETs
+ * read whole (`invokeGet`: the same routes, errors and validation, at about half the CPU). None
+ * of them passes a `directory`: the transport pins it on every request.
  */
-export function createSessionOperations(sdk: OpencodeClient, invoke: Invoke): SessionOperations {
+export function createSessionOperations(
+  sdk: OpencodeClient,
+  invoke: Invoke,
+  invokeGet: InvokeGet,
+): SessionOperations {
   const session = sdk.session
+  const read = async <S extends z.ZodType>(
+    operation: string,
+    schema: S,
+    path: string,
+    query: Parameters<InvokeGet>[3],
+    options: Parameters<InvokeGet>[4],
+  ): Promise<z.output<S>> => (await invokeGet(operation, schema, path, query, options)).data
   return {
     createSession: (input = {}, options) =>
       invoke(
@@ -79,15 +95,10 @@ export function createSessionOperations(sdk: OpencodeClient, invoke: Invoke): Se
     },
 
     listChildren: (sessionId, options) =>
-      invoke(
-        'session.children',
-        z.array(SessionSchema),
-        (call) => session.children({ sessionID: sessionId }, call),
-        options,
-      ),
+      read('session.children', z.array(SessionSchema), sessionPath(sessionId, '/children'), {}, options),
 
     getSession: (sessionId, options) =>
-      invoke('session.get', SessionSchema, (call) => session.get({ sessionID: sessionId }, call), options),
+      read('session.get', SessionSchema, sessionPath(sessionId), {}, options),
 
     updateSessionMetadata: (sessionId, metadata, options) =>
       invoke(
@@ -114,31 +125,27 @@ export function createSessionOperations(sdk: OpencodeClient, invoke: Invoke): Se
       ),
 
     sessionStatus: (options) =>
-      invoke('session.status', SessionStatusMapSchema, (call) => session.status(undefined, call), options),
+      read('session.status', SessionStatusMapSchema, '/session/status', {}, options),
 
     async listMessages(sessionId, input = {}, options) {
-      let nextCursor: string | null | undefined
-      const messages = await invoke(
+      const { data: messages, headers } = await invokeGet(
         'session.messages',
         z.array(MessageSchema),
-        async (call) => {
-          const result = await session.messages(
-            { sessionID: sessionId, limit: input.limit, before: input.before },
-            call,
-          )
-          nextCursor = result.response?.headers.get('x-next-cursor')
-          return result
-        },
+        sessionPath(sessionId, '/message'),
+        { limit: input.limit, before: input.before },
         options,
       )
+      const cursor = headers['x-next-cursor']
+      const nextCursor = Array.isArray(cursor) ? cursor[0] : cursor
       return nextCursor ? { messages, nextCursor } : { messages }
     },
 
     getMessage: (sessionId, messageId, options) =>
-      invoke(
+      read(
         'session.message',
         MessageSchema,
-        (call) => session.message({ sessionID: sessionId, messageID: messageId }, call),
+        sessionPath(sessionId, `/message/${encodeURIComponent(messageId)}`),
+        {},
         options,
       ),
 
@@ -163,18 +170,14 @@ export function createSessionOperations(sdk: OpencodeClient, invoke: Invoke): Se
     },
 
     todos: (sessionId, options) =>
-      invoke(
-        'session.todo',
-        z.array(TodoSchema),
-        (call) => session.todo({ sessionID: sessionId }, call),
-        options,
-      ),
+      read('session.todo', z.array(TodoSchema), sessionPath(sessionId, '/todo'), {}, options),
 
     messageDiff: (sessionId, messageId, options) =>
-      invoke(
+      read(
         'session.diff',
         z.array(FileDiffSchema),
-        (call) => session.diff({ sessionID: sessionId, messageID: messageId }, call),
+        sessionPath(sessionId, '/diff'),
+        { messageID: messageId },
         options,
       ),
   }

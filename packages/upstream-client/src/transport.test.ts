@@ -57,4 +57,50 @@ describe('createTransport', () => {
     expect(url.searchParams.get('limit')).toBe('5')
     expect(url.searchParams.get('roots')).toBe('true')
   })
+  it('get: a GET pinned as send pins, through the fetch, or through its bufferedGet when it has one', async () => {
+    const { seen, transport } = capture('/work')
+    const answer = await transport.get(
+      '/session/ses_1',
+      { limit: 5, before: undefined, directory: '/etc' },
+      new AbortController().signal,
+    )
+    expect(answer.status).toBe(200)
+    expect(answer.body.toString()).toBe('true')
+    const url = new URL(seen[0]?.url ?? '')
+    expect(url.pathname).toBe('/session/ses_1')
+    expect([...url.searchParams.entries()]).toEqual([
+      ['limit', '5'],
+      ['directory', '/work'],
+    ])
+    expect(seen[0]?.headers.get('x-opencode-directory')).toBe('%2Fwork')
+    expect(seen[0]?.headers.get('authorization')).toBe(`Basic ${Buffer.from('gw:pw').toString('base64')}`)
+
+    const buffered: { url: URL; headers: Readonly<Record<string, string>> }[] = []
+    const fetch = Object.assign(
+      async (): Promise<Response> => {
+        throw new Error('fetch must not be used for a buffered read')
+      },
+      {
+        bufferedGet: async (url: URL, headers: Readonly<Record<string, string>>) => {
+          buffered.push({ url, headers })
+          return { status: 200, headers: {}, body: Buffer.from('[]') }
+        },
+      },
+    )
+    const viaBuffer = createTransport(
+      resolveOptions({
+        baseUrl: 'http://runtime.test',
+        username: 'gw',
+        password: 'pw',
+        directory: '/w ü',
+        fetch,
+      }),
+    )
+    expect((await viaBuffer.get('/session/status', {}, new AbortController().signal)).body.toString()).toBe(
+      '[]',
+    )
+    expect(buffered[0]?.url.searchParams.getAll('directory')).toEqual(['/w ü'])
+    expect(buffered[0]?.headers['x-opencode-directory']).toBe(encodeURIComponent('/w ü'))
+    expect(buffered[0]?.headers.authorization).toBe(`Basic ${Buffer.from('gw:pw').toString('base64')}`)
+  })
 })

@@ -1,3 +1,4 @@
+import { type BufferedAnswer, canBuffer } from './node-fetch.ts'
 import type { ResolvedOptions } from './options.ts'
 import { createRedactor, type Redactor } from './redact.ts'
 import { createRequestGate } from './request-gate.ts'
@@ -11,8 +12,16 @@ export interface Transport {
   readonly send: Send
   /** Opens a long-lived stream (the event stream), outside that bound: it holds its connection. */
   readonly openStream: Send
+  /**
+   * A GET of `path` (with `query`) whose answer is read whole, within the same bound as `send`:
+   * through the fetch's own buffered read when it has one (`BufferingFetch`), else through it.
+   */
+  readonly get: (path: string, query: Readonly<Query>, signal: AbortSignal) => Promise<BufferedAnswer>
   readonly redact: Redactor
 }
+
+/** Query parameters of a GET; `undefined` ones are left out. */
+export type Query = Record<string, string | number | boolean | undefined>
 
 /**
  * Builds the transport of one client. The Basic header is computed once here and only ever
@@ -42,5 +51,21 @@ export function createTransport(options: ResolvedOptions): Transport {
   const gate = createRequestGate(options.maxConcurrentRequests, options.fairnessKey)
   const send: Send = (request) => gate.run(request.signal, () => options.fetch(pin(request)))
   const openStream: Send = (request) => options.fetch(pin(request))
-  return { send, openStream, redact }
+  const directoryHeader = encodeURIComponent(options.directory)
+  const fetch = options.fetch
+  const get = (path: string, query: Readonly<Query>, signal: AbortSignal): Promise<BufferedAnswer> => {
+    const url = new URL(options.baseUrl + path)
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, String(value))
+    // Pinned as `pin` does for the SDK's requests: the query and the header name the directory.
+    url.searchParams.set('directory', options.directory)
+    const headers = { accept: 'application/json', authorization, 'x-opencode-directory': directoryHeader }
+    if (canBuffer(fetch)) return gate.runWhole(signal, () => fetch.bufferedGet(url, headers, signal))
+    return gate.runWhole(signal, async () => {
+      const response = await fetch(new Request(url, { headers, signal }))
+      const body = Buffer.from(await response.arrayBuffer())
+      return { status: response.status, headers: Object.fromEntries(response.headers), body }
+    })
+  }
+  return { send, openStream, get, redact }
 }
