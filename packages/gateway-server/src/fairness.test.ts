@@ -58,7 +58,20 @@ describe('meteredFetch', () => {
       expect(await (await meteredFetch(`http://127.0.0.1:${port}/chunked`)).text()).toBe(body)
       // A Request, as the runtime client hands over, is asked uncompressed too.
       expect(await (await meteredFetch(new Request(`http://127.0.0.1:${port}/gzip`))).text()).toBe(body)
-      expect(encodings).toHaveLength(6)
+      // The client's reads (bufferedGet) are asked uncompressed and counted the same way.
+      for (const path of ['length', 'chunked', 'gzip']) {
+        const meter = { bytes: 0 }
+        const answer = await withReadMeter(meter, () =>
+          meteredFetch.bufferedGet(
+            new URL(`http://127.0.0.1:${port}/${path}`),
+            {},
+            new AbortController().signal,
+          ),
+        )
+        expect(answer.body.toString()).toBe(body)
+        expect(meter.bytes, `bufferedGet ${path}`).toBe(100_000)
+      }
+      expect(encodings).toHaveLength(9)
       expect(encodings.every((e) => e === 'identity')).toBe(true)
       expect(globalFetch).not.toHaveBeenCalled()
     } finally {

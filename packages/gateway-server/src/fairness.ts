@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { createNodeFetch } from '@sallyport/upstream-client'
+import { type BufferedGet, type BufferingFetch, createNodeFetch } from '@sallyport/upstream-client'
 
 // Whose MCP request the current async work serves: the credential's username (never a key),
 // entered by the HTTP boundary around each request's handling.
@@ -50,13 +50,8 @@ export async function meteredCall<T>(charge: (bytes: number) => void, fn: () => 
  */
 const runtimeFetch = createNodeFetch()
 
-/**
- * The runtime client's fetch. It asks for uncompressed answers (on loopback, compressing costs
- * the runtime and the gateway CPU for nothing, and hides the length), and adds the bytes of each
- * answer to the current call's meter, if any: its `Content-Length`, or, without one, the bytes of
- * its body as they are read. The event stream is not counted.
- */
-export async function meteredFetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+/** {@link meteredFetch} as a plain fetch. */
+async function fetchMetered(input: Request | string | URL, init?: RequestInit): Promise<Response> {
   // The runtime client hands over a Request of its own: its headers are set in place, not copied.
   const request = input instanceof Request && init === undefined ? input : new Request(input, init)
   request.headers.set('accept-encoding', 'identity')
@@ -83,6 +78,23 @@ export async function meteredFetch(input: Request | string | URL, init?: Request
     headers: response.headers,
   })
 }
+
+/** The runtime client's reads read whole (`BufferedGet`), counted as {@link meteredFetch} counts. */
+const getMetered: BufferedGet = async (url, headers, signal) => {
+  const answer = await runtimeFetch.bufferedGet(url, { ...headers, 'accept-encoding': 'identity' }, signal)
+  const meter = meters.getStore()
+  if (meter) meter.bytes += answer.body.byteLength
+  return answer
+}
+
+/**
+ * The runtime client's fetch. It asks for uncompressed answers (on loopback, compressing costs
+ * the runtime and the gateway CPU for nothing, and hides the length), and adds the bytes of each
+ * answer to the current call's meter, if any: its `Content-Length`, or, without one, the bytes of
+ * its body as they are read. The event stream is not counted. Its `bufferedGet` (the client's
+ * reads) counts the same way.
+ */
+export const meteredFetch: BufferingFetch = Object.assign(fetchMetered, { bufferedGet: getMetered })
 
 /**
  * Requests the gateway lets be in flight to the runtime at once. The runtime serves them about one
