@@ -22,28 +22,22 @@ import { z } from 'zod'
 import { createGateway, createLogger, runtimeFromUpstream } from '../dist/index.js'
 import { connect, ms, quantile, spawnWithPort } from './support.mjs'
 
-/** Latency of two operations measured interleaved (a, b, a, b, …), so both see the same runtime load. */
-async function latencyPair(a, b, { warmup = 20, runs = 300 } = {}) {
-  for (let i = 0; i < warmup; i++) {
-    await a()
-    await b()
-  }
-  const sa = []
-  const sb = []
-  for (let i = 0; i < runs; i++) {
-    let t = performance.now()
-    await a()
-    sa.push(performance.now() - t)
-    t = performance.now()
-    await b()
-    sb.push(performance.now() - t)
-  }
-  const stats = (xs) => {
+/** Latency of operations measured interleaved (a, b, …, a, b, …), so all see the same runtime load. */
+async function latencies(ops, { warmup = 20, runs = 300 } = {}) {
+  for (let i = 0; i < warmup; i++) for (const op of ops) await op()
+  const samples = ops.map(() => [])
+  for (let i = 0; i < runs; i++)
+    for (const [k, op] of ops.entries()) {
+      const t = performance.now()
+      await op()
+      samples[k].push(performance.now() - t)
+    }
+  return samples.map((xs) => {
     xs.sort((x, y) => x - y)
     return { p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) }
-  }
-  return [stats(sa), stats(sb)]
+  })
 }
+const latencyPair = (a, b, options) => latencies([a, b], options)
 
 async function throughput(makeClient, call, { connections = 10, seconds = 3 } = {}) {
   const clients = await Promise.all(Array.from({ length: connections }, makeClient))
@@ -115,13 +109,35 @@ try {
       upstream.sessionStatus(),
       upstream.listMessages(upstreamId),
     ])
+  // The same three reads as any HTTP client would make them: Node's fetch, the body parsed, nothing
+  // validated (for comparison only: the ratio above is against the gateway's own runtime client).
+  const plainRead = async (path) => {
+    const url = new URL(`${runtime.baseUrl}${path}`)
+    url.searchParams.set('directory', runtime.directory)
+    const response = await fetch(url, { headers: { authorization: basic } })
+    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`)
+    return response.json()
+  }
+  const basic = `Basic ${Buffer.from(`${runtime.username}:${runtime.password}`).toString('base64')}`
+  const plainReads = () =>
+    Promise.all([
+      plainRead(`/session/${upstreamId}`),
+      plainRead('/session/status'),
+      plainRead(`/session/${upstreamId}/message`),
+    ])
   const sessionGet = (c) => () =>
     c.callTool({ name: 'gateway.session.get', arguments: { session: sessionHandle, include: ['messages'] } })
   const printSessionGet = (where, [viaGateway, direct]) =>
     console.log(
       `gateway: session.get(messages) over MCP, gateway ${where}, p50 ${ms(viaGateway.p50)} p99 ${ms(viaGateway.p99)}; direct upstream reads p50 ${ms(direct.p50)} p99 ${ms(direct.p99)}; ratio p50 ${(viaGateway.p50 / direct.p50).toFixed(2)}x, p99 ${(viaGateway.p99 / direct.p99).toFixed(2)}x (goal ≤ 1.2x at p50)`,
     )
-  printSessionGet('in this process', await latencyPair(sessionGet(client), directReads))
+  {
+    const [viaGateway, direct, plain] = await latencies([sessionGet(client), directReads, plainReads])
+    printSessionGet('in this process', [viaGateway, direct])
+    console.log(
+      `gateway: the same reads with Node's fetch, unvalidated, p50 ${ms(plain.p50)} (gateway ${(viaGateway.p50 / plain.p50).toFixed(2)}x of them; the gateway's runtime client ${(direct.p50 / plain.p50).toFixed(2)}x)`,
+    )
+  }
   {
     // What any MCP server pays for the same answer: a bare SDK v2 server in this process whose one
     // tool returns the gateway's own session.get result (same size), against the direct reads.
