@@ -202,6 +202,9 @@ export function createInvokeGet(
   defaultTimeoutMs: number,
 ): InvokeGet {
   return async (operation, schema, path, query, options) => {
+    // An id of `.` or `..` (or their encodings) would make the URL name another route.
+    if (new URL(path, 'http://runtime.invalid').pathname !== path)
+      throw new TypeError(`upstream ${operation}: an id in the path is not a plain segment`)
     const first = await attemptGet(get, redact, defaultTimeoutMs, operation, schema, path, query, options)
     if (first.ok) return first.data
     if (!(isNoAnswer(first.error) && !options?.signal?.aborted)) throw first.error

@@ -502,6 +502,18 @@ describe("the client's reads over bufferedGet", () => {
     expect(request.headers.authorization).toBe(`Basic ${Buffer.from('gw:secret-pw').toString('base64')}`)
   })
 
+  it('refuse an id that would name another route (dot segments), sending nothing', async () => {
+    const { server, upstream } = await client((_request, response) => response.end('{}'))
+    for (const id of ['..', '.'])
+      await expect(upstream.getSession(id), id).rejects.toThrow('not a plain segment')
+    await expect(upstream.listMessages('..')).rejects.toThrow('not a plain segment')
+    await expect(upstream.getMessage('ses_1', '..')).rejects.toThrow('not a plain segment')
+    expect(server.requests).toHaveLength(0)
+    // Percent signs are encoded: an id spelling an encoded dot is one plain segment.
+    await upstream.getSession('%2e%2E').catch(() => undefined)
+    expect(new URL(server.requests[0]?.url ?? '', 'http://x').pathname).toBe('/session/%252e%252E')
+  })
+
   it('listMessages passes limit and before and returns the next cursor', async () => {
     const { server, upstream } = await client((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'x-next-cursor': 'cur_2' })
