@@ -7,6 +7,7 @@
 //  2. a trivial gateway tool call vs a bare MCP SDK v2 server with one trivial tool (throughput).
 // Run after a build (root `pnpm bench` builds first). Uses the real runtime and scripted model.
 import { randomBytes } from 'node:crypto'
+import dc from 'node:diagnostics_channel'
 import { once } from 'node:events'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
@@ -38,6 +39,63 @@ async function latencies(ops, { warmup = 20, runs = 300 } = {}) {
   })
 }
 const latencyPair = (a, b, options) => latencies([a, b], options)
+
+/**
+ * Where one call's time goes, traced with Node's diagnostics channels (client and gateway in this
+ * process): the client's fetch created, the gateway's server got the request head, the first
+ * runtime read sent, the last runtime read's answer head, the gateway's response finished, the
+ * client's response head and body. Returns the p50 of each phase in ms (phases of one call add
+ * up to its total; the p50s nearly do).
+ */
+async function phases(op, runs = 200) {
+  let marks
+  const first = (name) => () => {
+    if (marks && marks[name] === undefined) marks[name] = performance.now()
+  }
+  const last = (name) => () => {
+    if (marks) marks[name] = performance.now()
+  }
+  const subscriptions = [
+    ['undici:request:create', first('clientSend')],
+    ['http.server.request.start', first('serverStart')],
+    ['http.client.request.start', first('readSent')],
+    ['http.client.response.finish', last('readAnswered')],
+    ['http.server.response.finish', first('serverFinish')],
+    ['undici:request:headers', first('clientHead')],
+    ['undici:request:trailers', first('clientBody')],
+  ]
+  for (const [channel, fn] of subscriptions) dc.subscribe(channel, fn)
+  const spans = {
+    'client, until its request is sent': (m) => m.clientSend - m.start,
+    'loopback to the gateway': (m) => m.serverStart - m.clientSend,
+    'gateway, until its first runtime read is sent': (m) => m.readSent - m.serverStart,
+    'runtime reads (first sent → last answer head)': (m) => m.readAnswered - m.readSent,
+    'gateway, after the reads until its answer is written': (m) => m.serverFinish - m.readAnswered,
+    'client, from the answer written to its result': (m) => m.end - m.serverFinish,
+  }
+  const samples = Object.fromEntries(Object.keys(spans).map((k) => [k, []]))
+  try {
+    for (let i = 0; i < runs; i++) {
+      marks = { start: performance.now() }
+      await op()
+      const m = { ...marks, end: performance.now() }
+      marks = undefined
+      if (Object.keys(m).length < 9) continue
+      for (const [k, span] of Object.entries(spans)) samples[k].push(span(m))
+    }
+  } finally {
+    for (const [channel, fn] of subscriptions) dc.unsubscribe(channel, fn)
+  }
+  return Object.fromEntries(
+    Object.entries(samples).map(([k, xs]) => [
+      k,
+      quantile(
+        xs.sort((a, b) => a - b),
+        0.5,
+      ),
+    ]),
+  )
+}
 
 async function throughput(makeClient, call, { connections = 10, seconds = 3 } = {}) {
   const clients = await Promise.all(Array.from({ length: connections }, makeClient))
@@ -136,6 +194,12 @@ try {
     printSessionGet('in this process', [viaGateway, direct])
     console.log(
       `gateway: the same reads with Node's fetch, unvalidated, p50 ${ms(plain.p50)} (gateway ${(viaGateway.p50 / plain.p50).toFixed(2)}x of them; the gateway's runtime client ${(direct.p50 / plain.p50).toFixed(2)}x)`,
+    )
+    const spent = await phases(sessionGet(client))
+    console.log(
+      `gateway: session.get in this process, p50 of each phase: ${Object.entries(spent)
+        .map(([phase, t]) => `${phase} ${ms(t)}`)
+        .join('; ')}`,
     )
   }
   {
