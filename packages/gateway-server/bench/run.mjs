@@ -72,6 +72,7 @@ async function phases(op, runs = 200) {
     'runtime reads (first sent → last answer head)': (m) => m.readAnswered - m.readSent,
     'gateway, after the reads until its answer is written': (m) => m.serverFinish - m.readAnswered,
     'client, from the answer written to its result': (m) => m.end - m.serverFinish,
+    'the whole call': (m) => m.end - m.start,
   }
   const samples = Object.fromEntries(Object.keys(spans).map((k) => [k, []]))
   try {
