@@ -235,7 +235,8 @@ async function attemptGet<S extends z.ZodType>(
     else caller?.addEventListener('abort', forward, { once: true })
     let answer: Awaited<ReturnType<Transport['get']>>
     try {
-      answer = await get(path, query, controller.signal)
+      // Raced against the signal, as `attempt` is: the timeout holds even for a `get` that ignores it.
+      answer = await raceAbort(get(path, query, controller.signal), controller.signal)
     } catch (error) {
       if (caller?.aborted) return { ok: false, error: caller.reason }
       if (controller.signal.reason instanceof Timeout)

@@ -3,9 +3,12 @@ import http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import zlib from 'node:zlib'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { z } from 'zod'
 import { createUpstreamClient } from './client.ts'
 import { UpstreamError } from './errors.ts'
+import { createInvokeGet } from './invoke.ts'
 import { createNodeFetch, type NodeFetch } from './node-fetch.ts'
+import { createRedactor } from './redact.ts'
 
 // The client's default fetch over node:http, against a real loopback server: what the runtime
 // client relies on (streaming, aborts, errors, decoding, a bounded keep-alive pool); its buffered
@@ -467,6 +470,60 @@ describe('bufferedGet', () => {
       'fetch failed',
     )
   })
+
+  it('an encoding named like an object member (constructor, __proto__) is not decoded and crashes nothing', async () => {
+    const { server, nodeFetch } = await setup((request, response) => {
+      response.writeHead(200, { 'content-encoding': request.url?.slice(1) ?? '' })
+      response.end('{"plain":true}')
+    })
+    const crashes: unknown[] = []
+    const onCrash = (error: unknown): void => {
+      crashes.push(error)
+    }
+    process.on('uncaughtException', onCrash)
+    try {
+      for (const coding of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+        const url = new URL(`${server.url}/${coding}`)
+        expect((await nodeFetch.bufferedGet(url, {}, noSignal())).body.toString(), coding).toBe(
+          '{"plain":true}',
+        )
+        expect(await (await nodeFetch(url)).text(), coding).toBe('{"plain":true}')
+      }
+    } finally {
+      process.off('uncaughtException', onCrash)
+    }
+    expect(crashes).toEqual([])
+  })
+
+  it('an answer over maxAnswerBytes once decoded fails and closes its connection; one at the limit is read', async () => {
+    const limit = 64 * 1024
+    const { server, nodeFetch } = await setup(
+      (request, response) => {
+        if (request.url === '/bomb') {
+          // 16 MiB of zeros in a few KiB of gzip.
+          response.writeHead(200, { 'content-encoding': 'gzip' })
+          response.end(zlib.gzipSync(Buffer.alloc(16 * 1024 * 1024)))
+        } else if (request.url === '/big') {
+          response.writeHead(200)
+          response.end(Buffer.alloc(limit + 1, 'a'))
+        } else {
+          response.writeHead(200)
+          response.end(Buffer.alloc(limit, 'a'))
+        }
+      },
+      { maxAnswerBytes: limit },
+    )
+    for (const path of ['/bomb', '/big']) {
+      const failure = await nodeFetch.bufferedGet(new URL(server.url + path), {}, noSignal()).catch((e) => e)
+      expect(failure, path).toBeInstanceOf(TypeError)
+      expect(failure.cause, path).toBeInstanceOf(RangeError)
+    }
+    await eventually(() => server.open() === 0)
+    expect((await nodeFetch.bufferedGet(new URL(`${server.url}/fits`), {}, noSignal())).body.byteLength).toBe(
+      limit,
+    )
+    expect(() => createNodeFetch({ maxAnswerBytes: 0 })).toThrow(RangeError)
+  })
 })
 
 describe("the client's reads over bufferedGet", () => {
@@ -508,6 +565,23 @@ describe("the client's reads over bufferedGet", () => {
       await expect(upstream.getSession(id), id).rejects.toThrow('not a plain segment')
     await expect(upstream.listMessages('..')).rejects.toThrow('not a plain segment')
     await expect(upstream.getMessage('ses_1', '..')).rejects.toThrow('not a plain segment')
+    expect(server.requests).toHaveLength(0)
+    // An id that is not well-formed UTF-16 cannot be encoded: the read rejects (it does not throw).
+    const reads = [
+      () => upstream.getSession('\uD800'),
+      () => upstream.listChildren('\uD800'),
+      () => upstream.todos('\uD800'),
+      () => upstream.getMessage('ses_1', '\uD800'),
+      () => upstream.messageDiff('\uD800', 'msg_1'),
+      () => upstream.listMessages('\uD800'),
+    ]
+    for (const read of reads) {
+      let outcome: Promise<unknown> | undefined
+      expect(() => {
+        outcome = read()
+      }).not.toThrow()
+      await expect(outcome).rejects.toThrow(URIError)
+    }
     expect(server.requests).toHaveLength(0)
     // Percent signs are encoded: an id spelling an encoded dot is one plain segment.
     await upstream.getSession('%2e%2E').catch(() => undefined)
@@ -593,6 +667,92 @@ describe("the client's reads over bufferedGet", () => {
     expect(UpstreamError.isInstance(stalled) && stalled.code).toBe('ERR_UPSTREAM_TIMEOUT')
     // A read that got no whole answer is sent once more: two tries, each ended by the timeout.
     expect(calls).toBe(2)
+  })
+
+  it('a fetch whose reads ignore the signal still ends at the timeout, and frees its slot', async () => {
+    // A fetch of another make, with and without bufferedGet, whose answers never come.
+    let calls = 0
+    const never = () => {
+      calls++
+      return new Promise<never>(() => {})
+    }
+    const plain = async () => {
+      calls++
+      return new Response(new ReadableStream({ start() {} }))
+    }
+    const buffering = Object.assign(async () => never(), { bufferedGet: never })
+    for (const [name, fetch] of [
+      ['fetch', plain],
+      ['bufferedGet', buffering],
+    ] as const) {
+      calls = 0
+      const upstream = createUpstreamClient({
+        baseUrl: 'http://127.0.0.1:9',
+        password: 'pw',
+        directory: '/w',
+        fetch: fetch as unknown as typeof globalThis.fetch,
+        timeoutMs: 100,
+        maxConcurrentRequests: 1,
+      })
+      const first = await upstream.sessionStatus().catch((error: unknown) => error as UpstreamError)
+      expect(UpstreamError.isInstance(first) && first.code, name).toBe('ERR_UPSTREAM_TIMEOUT')
+      // The one slot is free again: the next read is sent and times out too.
+      const second = await upstream.sessionStatus().catch((error: unknown) => error as UpstreamError)
+      expect(UpstreamError.isInstance(second) && second.code, name).toBe('ERR_UPSTREAM_TIMEOUT')
+      // Each read was sent twice (a read with no answer is tried once more): none waited for a slot.
+      expect(calls, name).toBe(4)
+      upstream.close()
+    }
+  })
+
+  it('a transport whose get ignores the signal still ends at the timeout', async () => {
+    let calls = 0
+    const invokeGet = createInvokeGet(
+      () => {
+        calls++
+        return new Promise<never>(() => {})
+      },
+      createRedactor('gw', 'pw', 'token'),
+      50,
+    )
+    const failure = await invokeGet('session.status', z.object({}), '/session/status', {}).catch(
+      (error: unknown) => error as UpstreamError,
+    )
+    expect(UpstreamError.isInstance(failure) && failure.code).toBe('ERR_UPSTREAM_TIMEOUT')
+    expect(calls).toBe(2)
+  })
+
+  it('keep to maxConcurrentRequests through bufferedGet', async () => {
+    let inFlight = 0
+    let most = 0
+    const releases: (() => void)[] = []
+    const bufferedGet = () => {
+      inFlight++
+      most = Math.max(most, inFlight)
+      return new Promise<{ status: number; headers: Record<string, string>; body: Buffer }>((resolve) =>
+        releases.push(() => {
+          inFlight--
+          resolve({ status: 200, headers: {}, body: Buffer.from('{}') })
+        }),
+      )
+    }
+    const fetch = Object.assign(async () => new Response('{}'), { bufferedGet })
+    const upstream = createUpstreamClient({
+      baseUrl: 'http://127.0.0.1:9',
+      password: 'pw',
+      directory: '/w',
+      fetch: fetch as unknown as typeof globalThis.fetch,
+      maxConcurrentRequests: 2,
+    })
+    cleanups.push(() => upstream.close())
+    const reads = Array.from({ length: 6 }, () => upstream.sessionStatus())
+    for (let answered = 0; answered < 6; answered++) {
+      await eventually(() => releases.length > 0)
+      expect(inFlight).toBeLessThanOrEqual(2)
+      releases.shift()?.()
+    }
+    expect(await Promise.all(reads)).toEqual(Array.from({ length: 6 }, () => ({})))
+    expect(most).toBe(2)
   })
 
   it("the caller's abort rejects with its reason and is not retried", async () => {

@@ -16,6 +16,12 @@ export interface NodeFetchOptions {
    * runtime closes it itself (a request sent on a connection the server is closing fails).
    */
   readonly idleTimeoutMs?: number
+  /**
+   * Most bytes a {@link BufferedGet} answer may hold once decoded (default 128 MiB): past it the
+   * read fails (`TypeError('fetch failed')` whose cause is a `RangeError`) and its connection is
+   * closed, so neither a runaway answer nor a compressed bomb can take the process's memory.
+   */
+  readonly maxAnswerBytes?: number
 }
 
 /** A whole answer to a GET, its body read to the end (and decoded). */
@@ -56,12 +62,20 @@ export type NodeFetch = BufferingFetch & {
   readonly close: () => void
 }
 
-const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  deflate: () => zlib.createInflate(),
-  br: () => zlib.createBrotliDecompress(),
-}
+const DECODERS: ReadonlyMap<string, () => NodeJS.ReadWriteStream> = new Map([
+  ['gzip', () => zlib.createGunzip()],
+  ['x-gzip', () => zlib.createGunzip()],
+  ['deflate', () => zlib.createInflate()],
+  ['br', () => zlib.createBrotliDecompress()],
+])
+
+/**
+ * The decoder of a `Content-Encoding`, or `undefined` for none or one we do not decode. A map, so
+ * that a header such as `constructor` or `__proto__` names nothing (a plain object's lookup would
+ * find its prototype's members).
+ */
+const decoderOf = (header: string | undefined): (() => NodeJS.ReadWriteStream) | undefined =>
+  header === undefined ? undefined : DECODERS.get(header.trim().toLowerCase())
 
 /**
  * A `fetch` for the runtime's HTTP API over `node:http`, the client's default. Node's own `fetch`
@@ -84,10 +98,13 @@ const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
 export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const maxSockets = options.maxSockets ?? 64
   const idleTimeoutMs = options.idleTimeoutMs ?? 4_000
+  const maxAnswerBytes = options.maxAnswerBytes ?? 128 * 1024 * 1024
   if (!Number.isInteger(maxSockets) || maxSockets < 1)
     throw new RangeError('maxSockets must be a positive integer')
   if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1)
     throw new RangeError('idleTimeoutMs must be a positive integer')
+  if (!Number.isSafeInteger(maxAnswerBytes) || maxAnswerBytes < 1)
+    throw new RangeError('maxAnswerBytes must be a positive integer')
   // `timeout` applies to idle sockets only: the agent destroys a free socket that times out; on
   // a socket in use the request merely emits 'timeout', which nothing here listens to (each call
   // has its own deadline, and the event stream its heartbeat watch).
@@ -173,8 +190,16 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
         )
       }
       const outgoing = send(url, { method: 'GET', headers, agent: agents[protocol] }, (incoming) => {
-        const coding = incoming.headers['content-encoding']?.trim().toLowerCase()
-        const decoder = coding === undefined ? undefined : DECODERS[coding]
+        try {
+          readWhole(incoming)
+        } catch (error) {
+          // Whatever the answer makes throw here fails this read, never the process.
+          incoming.destroy()
+          failed(error)
+        }
+      })
+      const readWhole = (incoming: http.IncomingMessage): void => {
+        const decoder = decoderOf(incoming.headers['content-encoding'])
         let source: Readable = incoming
         if (decoder) {
           const decoded = decoder() as unknown as Readable
@@ -182,7 +207,17 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
           source = incoming.pipe(decoded as unknown as NodeJS.WritableStream) as unknown as Readable
         }
         const chunks: Buffer[] = []
-        source.on('data', (chunk: Buffer) => chunks.push(chunk))
+        let bytes = 0
+        source.on('data', (chunk: Buffer) => {
+          bytes += chunk.byteLength
+          if (bytes <= maxAnswerBytes) chunks.push(chunk)
+          else if (!settled) {
+            chunks.length = 0
+            failed(new RangeError(`the answer is over ${maxAnswerBytes} bytes`))
+            source.destroy()
+            incoming.destroy()
+          }
+        })
         source.once('error', (error) => {
           incoming.destroy()
           failed(error)
@@ -200,7 +235,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
             }),
           ),
         )
-      })
+      }
       outgoing.once('error', failed)
       signal.addEventListener('abort', onAbort, { once: true })
       outgoing.end()
@@ -242,8 +277,7 @@ function toResponse(request: Request, incoming: http.IncomingMessage): Response 
       headers,
     })
   }
-  const coding = incoming.headers['content-encoding']?.trim().toLowerCase()
-  const decoder = coding === undefined ? undefined : DECODERS[coding]
+  const decoder = decoderOf(incoming.headers['content-encoding'])
   let source: Readable = incoming
   if (decoder) {
     const decoded = decoder()

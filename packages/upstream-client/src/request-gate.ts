@@ -1,3 +1,4 @@
+import { raceAbort } from './race-abort.ts'
 /**
  * A bound on requests in flight to the runtime: at most `limit` at once, the rest wait. Waiting
  * requests are served round-robin across fairness keys (`keyOf`, read when a request arrives), in
@@ -11,7 +12,11 @@
  */
 export interface RequestGate {
   run(signal: AbortSignal | null | undefined, start: () => Promise<Response>): Promise<Response>
-  /** As `run`, for a request whose answer is read whole by `start`: the slot is held until it settles. */
+  /**
+   * As `run`, for a request whose answer is read whole by `start`: the slot is held until it
+   * settles, or until `signal` aborts (the call then rejects with its reason), so a `start` that
+   * ignores the signal cannot hold the slot for good.
+   */
   runWhole<T>(signal: AbortSignal | null | undefined, start: () => Promise<T>): Promise<T>
   /** Requests sent and not answered yet, and requests waiting for a slot (for tests and metrics). */
   readonly inFlight: number
@@ -134,7 +139,8 @@ export function createRequestGate(
     async runWhole(signal, start) {
       await acquire(signal)
       try {
-        return await start()
+        const work = start()
+        return await (signal ? raceAbort(work, signal) : work)
       } finally {
         // On the next turn, as for a streamed body: the connection is free just after.
         setImmediate(next)

@@ -94,10 +94,10 @@ export function createSessionOperations(
       )
     },
 
-    listChildren: (sessionId, options) =>
+    listChildren: async (sessionId, options) =>
       read('session.children', z.array(SessionSchema), sessionPath(sessionId, '/children'), {}, options),
 
-    getSession: (sessionId, options) =>
+    getSession: async (sessionId, options) =>
       read('session.get', SessionSchema, sessionPath(sessionId), {}, options),
 
     updateSessionMetadata: (sessionId, metadata, options) =>
@@ -140,7 +140,7 @@ export function createSessionOperations(
       return nextCursor ? { messages, nextCursor } : { messages }
     },
 
-    getMessage: (sessionId, messageId, options) =>
+    getMessage: async (sessionId, messageId, options) =>
       read(
         'session.message',
         MessageSchema,
@@ -169,10 +169,10 @@ export function createSessionOperations(
       )
     },
 
-    todos: (sessionId, options) =>
+    todos: async (sessionId, options) =>
       read('session.todo', z.array(TodoSchema), sessionPath(sessionId, '/todo'), {}, options),
 
-    messageDiff: (sessionId, messageId, options) =>
+    messageDiff: async (sessionId, messageId, options) =>
       read(
         'session.diff',
         z.array(FileDiffSchema),

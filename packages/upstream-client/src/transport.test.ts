@@ -61,7 +61,7 @@ describe('createTransport', () => {
     const { seen, transport } = capture('/work')
     const answer = await transport.get(
       '/session/ses_1',
-      { limit: 5, before: undefined, directory: '/etc' },
+      { limit: 5, before: undefined, directory: '/etc', workspace: 'wrk_1', 'location[directory]': '/etc' },
       new AbortController().signal,
     )
     expect(answer.status).toBe(200)

@@ -32,15 +32,17 @@ export type Query = Record<string, string | number | boolean | undefined>
  * the configured one (query AND header, so it holds for GET and POST routes alike). The runtime
  * opens whatever directory a request names, so this is the gateway's workspace boundary.
  */
+/** A query parameter by which the runtime would pick another directory or workspace. */
+const namesPlace = (name: string): boolean =>
+  name === 'directory' || name === 'workspace' || name.startsWith('location[')
+
 export function createTransport(options: ResolvedOptions): Transport {
   const token = Buffer.from(`${options.username}:${options.password}`, 'utf8').toString('base64')
   const authorization = `Basic ${token}`
   const redact = createRedactor(options.username, options.password, token)
   const pin = (request: Request): Request => {
     const url = new URL(request.url)
-    for (const name of [...url.searchParams.keys()])
-      if (name === 'directory' || name === 'workspace' || name.startsWith('location['))
-        url.searchParams.delete(name)
+    for (const name of [...url.searchParams.keys()]) if (namesPlace(name)) url.searchParams.delete(name)
     url.searchParams.set('directory', options.directory)
     const pinned = new Request(url, request)
     pinned.headers.delete('x-opencode-workspace')
@@ -56,7 +58,7 @@ export function createTransport(options: ResolvedOptions): Transport {
   const get = (path: string, query: Readonly<Query>, signal: AbortSignal): Promise<BufferedAnswer> => {
     const url = new URL(options.baseUrl + path)
     for (const [name, value] of Object.entries(query))
-      if (value !== undefined) url.searchParams.set(name, String(value))
+      if (value !== undefined && !namesPlace(name)) url.searchParams.set(name, String(value))
     // Pinned as `pin` does for the SDK's requests: the query and the header name the directory.
     url.searchParams.set('directory', options.directory)
     const headers = { accept: 'application/json', authorization, 'x-opencode-directory': directoryHeader }
