@@ -669,6 +669,16 @@ describe("the client's reads over bufferedGet", () => {
     expect(calls).toBe(2)
   })
 
+  /** A client over a fetch of another make (not the node:http one), to no server. */
+  const clientOver = (fetch: unknown, options: { timeoutMs?: number; maxConcurrentRequests: number }) =>
+    createUpstreamClient({
+      baseUrl: 'http://127.0.0.1:9',
+      password: 'pw',
+      directory: '/w',
+      fetch: fetch as typeof globalThis.fetch,
+      ...options,
+    })
+
   it('a fetch whose reads ignore the signal still ends at the timeout, and frees its slot', async () => {
     // A fetch of another make, with and without bufferedGet, whose answers never come.
     let calls = 0
@@ -686,14 +696,7 @@ describe("the client's reads over bufferedGet", () => {
       ['bufferedGet', buffering],
     ] as const) {
       calls = 0
-      const upstream = createUpstreamClient({
-        baseUrl: 'http://127.0.0.1:9',
-        password: 'pw',
-        directory: '/w',
-        fetch: fetch as unknown as typeof globalThis.fetch,
-        timeoutMs: 100,
-        maxConcurrentRequests: 1,
-      })
+      const upstream = clientOver(fetch, { timeoutMs: 100, maxConcurrentRequests: 1 })
       const first = await upstream.sessionStatus().catch((error: unknown) => error as UpstreamError)
       expect(UpstreamError.isInstance(first) && first.code, name).toBe('ERR_UPSTREAM_TIMEOUT')
       // The one slot is free again: the next read is sent and times out too.
@@ -737,13 +740,7 @@ describe("the client's reads over bufferedGet", () => {
       )
     }
     const fetch = Object.assign(async () => new Response('{}'), { bufferedGet })
-    const upstream = createUpstreamClient({
-      baseUrl: 'http://127.0.0.1:9',
-      password: 'pw',
-      directory: '/w',
-      fetch: fetch as unknown as typeof globalThis.fetch,
-      maxConcurrentRequests: 2,
-    })
+    const upstream = clientOver(fetch, { maxConcurrentRequests: 2 })
     cleanups.push(() => upstream.close())
     const reads = Array.from({ length: 6 }, () => upstream.sessionStatus())
     for (let answered = 0; answered < 6; answered++) {
