@@ -1,5 +1,12 @@
+import { createUpstreamClient } from '@sallyport/upstream-client'
 import { describe, expect, it, vi } from 'vitest'
-import { fairnessKey, meteredFetch, withFairnessKey, withReadMeter } from './fairness.js'
+import {
+  fairnessKey,
+  gatewayUpstreamOptions,
+  meteredFetch,
+  withFairnessKey,
+  withReadMeter,
+} from './fairness.js'
 
 describe('fairnessKey', () => {
   it('is the credential of the request being handled, across awaits, and undefined outside one', async () => {
@@ -76,6 +83,40 @@ describe('meteredFetch', () => {
       expect(globalFetch).not.toHaveBeenCalled()
     } finally {
       globalFetch.mockRestore()
+      server.close()
+    }
+  })
+})
+
+describe('gatewayUpstreamOptions', () => {
+  it("the gateway's runtime client reads through meteredFetch.bufferedGet, counted, never the global fetch", async () => {
+    const { createServer } = await import('node:http')
+    const answer = JSON.stringify({ ses_1: { type: 'idle' } })
+    const server = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json')
+      res.end(answer)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as { port: number }
+    const client = createUpstreamClient({
+      ...gatewayUpstreamOptions,
+      baseUrl: `http://127.0.0.1:${port}`,
+      password: 'pw',
+      directory: '/w',
+    })
+    const buffered = vi.spyOn(meteredFetch, 'bufferedGet')
+    const globalFetch = vi.spyOn(globalThis, 'fetch')
+    try {
+      const meter = { bytes: 0 }
+      const statuses = await withReadMeter(meter, () => client.sessionStatus())
+      expect(statuses).toEqual({ ses_1: { type: 'idle' } })
+      expect(buffered).toHaveBeenCalledTimes(1)
+      expect(meter.bytes).toBe(Buffer.byteLength(answer))
+      expect(globalFetch).not.toHaveBeenCalled()
+    } finally {
+      buffered.mockRestore()
+      globalFetch.mockRestore()
+      client.close()
       server.close()
     }
   })
