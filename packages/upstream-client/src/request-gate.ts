@@ -1,4 +1,5 @@
 import { raceAbort } from './race-abort.ts'
+
 /**
  * A bound on requests in flight to the runtime: at most `limit` at once, the rest wait. Waiting
  * requests are served round-robin across fairness keys (`keyOf`, read when a request arrives), in

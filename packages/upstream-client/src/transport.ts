@@ -23,6 +23,10 @@ export interface Transport {
 /** Query parameters of a GET; `undefined` ones are left out. */
 export type Query = Record<string, string | number | boolean | undefined>
 
+/** A query parameter by which the runtime would pick another directory or workspace. */
+const namesPlace = (name: string): boolean =>
+  name === 'directory' || name === 'workspace' || name.startsWith('location[')
+
 /**
  * Builds the transport of one client. The Basic header is computed once here and only ever
  * written into outgoing request headers, never into a log, a message or an error.
@@ -32,10 +36,6 @@ export type Query = Record<string, string | number | boolean | undefined>
  * the configured one (query AND header, so it holds for GET and POST routes alike). The runtime
  * opens whatever directory a request names, so this is the gateway's workspace boundary.
  */
-/** A query parameter by which the runtime would pick another directory or workspace. */
-const namesPlace = (name: string): boolean =>
-  name === 'directory' || name === 'workspace' || name.startsWith('location[')
-
 export function createTransport(options: ResolvedOptions): Transport {
   const token = Buffer.from(`${options.username}:${options.password}`, 'utf8').toString('base64')
   const authorization = `Basic ${token}`
